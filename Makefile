@@ -1,0 +1,32 @@
+# make test: set up .venv (CPU torch if missing) and run the test suite.
+# make demo: same setup, then run the seed-000 sparse walkthrough.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+TORCH_VERSION ?= 2.13.0
+TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
+PYTEST_ARGS ?=
+
+.PHONY: setup test demo stype-table bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+setup: $(BIN)/python
+	@$(BIN)/python -c "import torch" 2>/dev/null || \
+	  $(BIN)/pip install --no-index "torch==$(TORCH_VERSION)" 2>/dev/null || \
+	  $(BIN)/pip install "torch==$(TORCH_VERSION)+cpu" --index-url $(TORCH_CPU_INDEX)
+	$(BIN)/pip install -q -e ".[test]"
+
+test: setup
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
+	$(BIN)/python tools/gen_stype_table.py --check
+
+demo: setup
+	$(BIN)/python examples/demo.py
+
+stype-table: setup
+	$(BIN)/python tools/gen_stype_table.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache demo_output

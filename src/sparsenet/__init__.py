@@ -1,0 +1,23 @@
+"""sparsenet: MXNet's sparse NDArray system on PyTorch.
+
+``import sparsenet as mx`` and MXNet 1.x sparse code runs: storage-typed arrays
+(``default``, ``csr``, ``row_sparse``) with storage-type inference and dense
+fallback, sparse operators, and the training stack around them.
+
+>>> import sparsenet as mx
+>>> x = mx.nd.sparse.csr_matrix(([1.0, 2.0], [0, 2], [0, 1, 2]), shape=(2, 3))
+>>> mx.nd.dot(x, mx.nd.ones((2, 4)), transpose_a=True).stype
+'row_sparse'
+"""
+from . import base, config, context
+from .base import MXNetError, SparsenetError
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from . import ndarray
+from . import ndarray as nd
+from . import autograd, random, test_utils
+
+__version__ = "0.1.0"
+
+__all__ = ["base", "config", "context", "MXNetError", "SparsenetError", "Context", "cpu", "gpu",
+           "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
+           "test_utils"]

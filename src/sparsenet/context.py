@@ -1,0 +1,162 @@
+"""Devices: ``mx.cpu()``, ``mx.gpu(i)`` and the default-context stack.
+
+A :class:`Context` is a thin name for a ``torch.device``; ``mx.gpu(i)`` is
+``torch.device('cuda', i)``.
+
+>>> import sparsenet as mx
+>>> mx.cpu()
+cpu(0)
+>>> mx.cpu().torch_device
+device(type='cpu')
+>>> with mx.Context('cpu', 0):
+...     mx.current_context()
+cpu(0)
+"""
+import threading
+
+import torch
+
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+
+
+class Context:
+    """A device on which arrays live: ``Context('cpu', 0)`` or ``Context('gpu', 1)``.
+
+    Parameters
+    ----------
+    device_type : str or Context
+        ``'cpu'``, ``'gpu'`` (CUDA) or ``'cpu_pinned'``; or a Context to copy.
+    device_id : int
+        Device ordinal.
+
+    Examples
+    --------
+    >>> Context('gpu', 1)
+    gpu(1)
+    >>> Context('cpu') == cpu()
+    True
+    """
+    devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+    devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
+    _default = threading.local()
+
+    __slots__ = ("device_type", "device_id", "_torch_device", "_old")
+
+    def __init__(self, device_type, device_id=0):
+        if isinstance(device_type, Context):
+            device_type, device_id = device_type.device_type, device_type.device_id
+        elif isinstance(device_type, torch.device):
+            device_id = device_type.index or 0
+            device_type = "gpu" if device_type.type == "cuda" else device_type.type
+        if device_type not in self.devstr2type:
+            raise ValueError(f"unknown device type {device_type!r}; expected one of "
+                             f"{sorted(self.devstr2type)}")
+        self.device_type = device_type
+        self.device_id = int(device_id)
+        if device_type == "gpu":
+            self._torch_device = torch.device("cuda", self.device_id)
+        else:
+            self._torch_device = torch.device("cpu")
+        self._old = None
+
+    @property
+    def device_typeid(self):
+        """MXNet's numeric device type (cpu 1, gpu 2)."""
+        return self.devstr2type[self.device_type]
+
+    @property
+    def torch_device(self):
+        """The ``torch.device`` this context stands for."""
+        return self._torch_device
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_id))
+
+    def __eq__(self, other):
+        return (isinstance(other, Context) and self.device_type == other.device_type
+                and self.device_id == other.device_id)
+
+    def __repr__(self):
+        return f"{self.device_type}({self.device_id})"
+
+    __str__ = __repr__
+
+    def __enter__(self):
+        self._old = current_context()
+        Context._default.value = self
+        return self
+
+    def __exit__(self, *exc):
+        Context._default.value = self._old
+
+    def empty_cache(self):
+        """Release cached GPU memory (no-op on CPU)."""
+        if self.device_type == "gpu" and torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+
+def cpu(device_id=0):
+    """Return the CPU context.
+
+    >>> cpu()
+    cpu(0)
+    """
+    return Context("cpu", device_id)
+
+
+def cpu_pinned(device_id=0):
+    """Return the pinned-memory CPU context (arrays live on the CPU)."""
+    return Context("cpu_pinned", device_id)
+
+
+def gpu(device_id=0):
+    """Return the CUDA context ``gpu(device_id)`` (``torch.device('cuda', device_id)``).
+
+    Creating the context never fails; placing an array on it needs CUDA.
+
+    >>> gpu(0)
+    gpu(0)
+    """
+    return Context("gpu", device_id)
+
+
+def num_gpus():
+    """Return the number of CUDA devices torch can see.
+
+    >>> num_gpus() >= 0
+    True
+    """
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def current_context():
+    """Return the default context (``cpu(0)`` unless changed with ``with ctx:``).
+
+    >>> current_context()
+    cpu(0)
+    """
+    ctx = getattr(Context._default, "value", None)
+    return ctx if ctx is not None else _CPU0
+
+
+def as_context(ctx):
+    """Return ``ctx`` as a :class:`Context` (None means the current context)."""
+    if ctx is None:
+        return current_context()
+    if isinstance(ctx, Context):
+        return ctx
+    if isinstance(ctx, (torch.device, str)):
+        if isinstance(ctx, str) and ctx not in Context.devstr2type:
+            return Context(torch.device(ctx))
+        return Context(ctx)
+    raise TypeError(f"expected a Context such as mx.cpu() or mx.gpu(0), got {ctx!r}")
+
+
+def context_of(device):
+    """Return the Context of a torch device."""
+    if device.type == "cpu":
+        return _CPU0
+    return Context(device)
+
+
+_CPU0 = Context("cpu", 0)

@@ -1,0 +1,93 @@
+"""The ``mx.nd`` namespace: arrays of every storage type and every eager operator.
+
+Containers live in this package (``ndarray.py``, ``csr.py``, ``row_sparse.py``);
+the math lives in :mod:`sparsenet.ops` and is re-exported here by name.
+
+>>> import sparsenet as mx
+>>> mx.nd.dot(mx.nd.ones((2, 3)), mx.nd.ones((3, 1))).asnumpy()
+array([[3.],
+       [3.]], dtype=float32)
+"""
+from .ndarray import NDArray
+from .base_sparse import BaseSparseNDArray
+from .csr import CSRNDArray
+from .row_sparse import RowSparseNDArray
+from .stype import DEFAULT, CSR, ROW_SPARSE
+from .creation import (array, zeros, ones, full, empty, arange, linspace, eye, from_numpy,
+                       from_torch, from_dlpack)
+from .serialization import save, load, save_to_bytes, load_from_bytes
+from . import sparse
+from ..ops.cast import cast_storage
+from ..ops.unary import (abs, sign, round, rint, ceil, floor, trunc, fix, square, sqrt, cbrt,
+                         expm1, log1p, sin, sinh, tan, tanh, arcsin, arcsinh, arctan, arctanh,
+                         degrees, radians, relu, negative, erf, erfinv, stop_gradient, BlockGrad,
+                         copy, identity, cast, Cast, clip, exp, log, log10, log2, sigmoid, cos,
+                         cosh, arccos, arccosh, rsqrt, rcbrt, reciprocal, gamma, gammaln,
+                         softsign, softmax, log_softmax, logical_not, isnan, isinf, isfinite,
+                         zeros_like, ones_like)
+from ..ops.scalar import (plus_scalar, minus_scalar, rminus_scalar, mul_scalar, div_scalar,
+                          rdiv_scalar, mod_scalar, rmod_scalar, power_scalar, rpower_scalar,
+                          maximum_scalar, minimum_scalar, equal_scalar, not_equal_scalar,
+                          greater_scalar, greater_equal_scalar, lesser_scalar,
+                          lesser_equal_scalar)
+from ..ops.binary import (elemwise_add, elemwise_sub, elemwise_mul, elemwise_div, broadcast_add,
+                          broadcast_plus, broadcast_sub, broadcast_minus, broadcast_mul,
+                          broadcast_div, broadcast_mod, broadcast_power, broadcast_maximum,
+                          broadcast_minimum, broadcast_equal, broadcast_not_equal,
+                          broadcast_greater, broadcast_greater_equal, broadcast_lesser,
+                          broadcast_lesser_equal, broadcast_logical_and, broadcast_logical_or,
+                          broadcast_logical_xor, broadcast_hypot, add_n, ElementWiseSum, where,
+                          add, subtract, multiply, divide, modulo, power, maximum, minimum,
+                          equal, not_equal, greater, greater_equal, lesser, lesser_equal,
+                          logical_and, logical_or, logical_xor, hypot)
+from ..ops.shape import (reshape, Reshape, transpose, expand_dims, squeeze, swapaxes, SwapAxis,
+                         broadcast_to, broadcast_axis, broadcast_axes, tile, repeat, flatten,
+                         Flatten, flip, reverse)
+from ..ops.reduce import (sum, sum_axis, mean, prod, nansum, nanprod, max, max_axis, min,
+                          min_axis, norm, square_sum, argmax, argmin, argmax_channel, topk, sort,
+                          argsort)
+from ..ops.dot import dot, batch_dot
+from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, concat, Concat,
+                            stack, split, SliceChannel, one_hot, pick, gather_nd)
+from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
+from .. import random
+from ..random import (uniform as random_uniform, normal as random_normal,
+                      randint as random_randint)
+
+_square_sum = square_sum
+
+__all__ = [
+    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "random",
+    "array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy",
+    "from_torch", "from_dlpack", "save", "load", "save_to_bytes", "load_from_bytes",
+    "cast_storage",
+    "abs", "sign", "round", "rint", "ceil", "floor", "trunc", "fix", "square", "sqrt", "cbrt",
+    "expm1", "log1p", "sin", "sinh", "tan", "tanh", "arcsin", "arcsinh", "arctan", "arctanh",
+    "degrees", "radians", "relu", "negative", "erf", "erfinv", "stop_gradient", "BlockGrad",
+    "copy", "identity", "cast", "Cast", "clip", "exp", "log", "log10", "log2", "sigmoid", "cos",
+    "cosh", "arccos", "arccosh", "rsqrt", "rcbrt", "reciprocal", "gamma", "gammaln", "softsign",
+    "softmax", "log_softmax", "logical_not", "isnan", "isinf", "isfinite", "zeros_like",
+    "ones_like",
+    "plus_scalar", "minus_scalar", "rminus_scalar", "mul_scalar", "div_scalar", "rdiv_scalar",
+    "mod_scalar", "rmod_scalar", "power_scalar", "rpower_scalar", "maximum_scalar",
+    "minimum_scalar", "equal_scalar", "not_equal_scalar", "greater_scalar",
+    "greater_equal_scalar", "lesser_scalar", "lesser_equal_scalar",
+    "elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broadcast_add",
+    "broadcast_plus", "broadcast_sub", "broadcast_minus", "broadcast_mul", "broadcast_div",
+    "broadcast_mod", "broadcast_power", "broadcast_maximum", "broadcast_minimum",
+    "broadcast_equal", "broadcast_not_equal", "broadcast_greater", "broadcast_greater_equal",
+    "broadcast_lesser", "broadcast_lesser_equal", "broadcast_logical_and",
+    "broadcast_logical_or", "broadcast_logical_xor", "broadcast_hypot", "add_n",
+    "ElementWiseSum", "where", "add", "subtract", "multiply", "divide", "modulo", "power",
+    "maximum", "minimum", "equal", "not_equal", "greater", "greater_equal", "lesser",
+    "lesser_equal", "logical_and", "logical_or", "logical_xor", "hypot",
+    "reshape", "Reshape", "transpose", "expand_dims", "squeeze", "swapaxes", "SwapAxis",
+    "broadcast_to", "broadcast_axis", "broadcast_axes", "tile", "repeat", "flatten", "Flatten",
+    "flip", "reverse",
+    "sum", "sum_axis", "mean", "prod", "nansum", "nanprod", "max", "max_axis", "min", "min_axis",
+    "norm", "square_sum", "argmax", "argmin", "argmax_channel", "topk", "sort", "argsort",
+    "dot", "batch_dot", "slice", "crop", "slice_axis", "slice_like", "take", "retain", "concat",
+    "Concat", "stack", "split", "SliceChannel", "one_hot", "pick", "gather_nd",
+    "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
+    "random_uniform", "random_normal", "random_randint",
+]

@@ -1,0 +1,192 @@
+"""What CSR and row_sparse arrays share: parts as tensors, copies, repr, autograd hooks."""
+import numpy as np
+import torch
+
+from ..base import NotSupportedForSparseNDArray, numpy_dtype
+from ..context import context_of
+from .ndarray import NDArray
+
+__all__ = ["BaseSparseNDArray"]
+
+
+class BaseSparseNDArray(NDArray):
+    """Base class of :class:`CSRNDArray` and :class:`RowSparseNDArray`.
+
+    A sparse array keeps its parts (values and int64 indices) as torch tensors
+    and its logical ``shape``. The values tensor is what autograd differentiates
+    against: the gradient with respect to a sparse input has the input's sparsity
+    structure.
+    """
+
+    __slots__ = ("_shape", "_data", "_indices")
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return numpy_dtype(self._data.dtype).type
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    @property
+    def context(self):
+        return context_of(self._data.device)
+
+    ctx = context
+
+    @property
+    def device(self):
+        return self._data.device
+
+    @property
+    def size(self):
+        raise NotImplementedError(
+            f"size is ambiguous for a {self.stype} array; use .nnz for the number of stored "
+            f"values or numpy.prod(.shape) for the number of elements")
+
+    @property
+    def nnz(self):
+        """Number of stored values, explicit zeros included (sparsenet addition)."""
+        return self._data.numel()
+
+    @property
+    def data(self):
+        """A copy of the stored values as a dense NDArray (MXNet returns a copy too)."""
+        return NDArray(self._data.detach().clone())
+
+    @property
+    def indices(self):
+        """A copy of the int64 index array as a dense NDArray."""
+        return NDArray(self._indices.clone())
+
+    @property
+    def handle(self):
+        return self._parts()
+
+    def __len__(self):
+        return self._shape[0]
+
+    def __repr__(self):
+        shape = "x".join(str(s) for s in self._shape)
+        return f"\n<{type(self).__name__} {shape} @{self.context}>"
+
+    def __hash__(self):
+        return id(self) // 16
+
+    # ------------------------------------------------------------------ internal hooks
+    def _parts(self):
+        raise NotImplementedError
+
+    def _autograd_tensor(self):
+        return self._data
+
+    def _make_leaf(self, requires_grad):
+        self._data = self._data.detach().requires_grad_(requires_grad)
+
+    def _replace(self, other):
+        if type(other) is not type(self):
+            raise TypeError(f"cannot replace a {self.stype} array's storage with a "
+                            f"{other.stype} array's")
+        for name in self._storage_slots:
+            setattr(self, name, getattr(other, name))
+
+    def _dense_tensor(self):
+        from .cast_storage import to_dense_tensor
+        return to_dense_tensor(self)
+
+    # ------------------------------------------------------------------ conversion
+    def asnumpy(self):
+        """Return a dense NumPy copy."""
+        t = self._dense_tensor().detach()
+        return t.cpu().numpy().copy()
+
+    def asscalar(self):
+        raise NotImplementedError(
+            f"asscalar() is not supported for a {self.stype} array; use "
+            f".tostype('default').asscalar()")
+
+    def todense(self):
+        """Return the dense NDArray with the same values (``tostype('default')``)."""
+        return self.tostype("default")
+
+    def to_torch(self):
+        """Return a torch sparse tensor sharing the values (CSR or hybrid COO)."""
+        raise NotImplementedError
+
+    def reshape(self, *args, **kwargs):
+        raise NotSupportedForSparseNDArray(self.reshape, None, *args)
+
+    def _at(self, idx):
+        raise NotSupportedForSparseNDArray(self._at, "[idx]", idx)
+
+    def _slice(self, start, stop):
+        raise NotSupportedForSparseNDArray(self._slice, "[start:stop]", start, stop)
+
+    def _sync_copyfrom(self, source_array):
+        raise NotSupportedForSparseNDArray(self._sync_copyfrom, "[:]", source_array)
+
+    def copy(self):
+        """Return a deep copy with the same storage type."""
+        return self.copyto(self.context)
+
+    def check_format(self, full_check=True):
+        """Validate the parts; raise :class:`~sparsenet.base.SparseFormatError` if broken.
+
+        Parameters
+        ----------
+        full_check : bool
+            O(nnz) checks of index range, order and uniqueness (default, unlike
+            MXNet whose default checks only the lengths).
+        """
+        raise NotImplementedError
+
+    def __setitem__(self, key, value):
+        """Only ``x[:] = value`` is supported: the value is copied and cast to this storage type."""
+        if not (isinstance(key, slice) and key == slice(None)):
+            raise ValueError(f"{type(self).__name__} supports assignment to [:] only, got "
+                             f"key {key!r}")
+        from .cast_storage import assign_all
+        assign_all(self, value)
+
+    def _wrap_grad(self, g):
+        """The gradient with respect to the values, with this array's structure."""
+        from .cast_storage import cast_storage
+        gstype = self._grad.stype if self._grad is not None else self.stype
+        out = self._with_data(g)
+        return out if gstype == self.stype else cast_storage(out, gstype)
+
+    def _with_data(self, values):
+        """Same structure, new values (no copy of the indices)."""
+        raise NotImplementedError
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.asnumpy()
+        return out if dtype is None else out.astype(dtype)
+
+    def __bool__(self):
+        raise ValueError(f"the truth value of a {self.stype} array is ambiguous")
+
+    def __iter__(self):
+        raise TypeError(f"a {self.stype} array is not iterable; index rows instead")
+
+    def _check_same_device(self, *tensors):
+        for t in tensors:
+            if t.device != self._data.device:
+                raise ValueError(f"all parts must be on one device, got {t.device} and "
+                                 f"{self._data.device}")
+
+    @staticmethod
+    def _as_index(t, device):
+        if isinstance(t, NDArray):
+            t = t._dense_tensor()
+        elif not isinstance(t, torch.Tensor):
+            t = torch.as_tensor(np.asarray(t))
+        if t.dtype.is_floating_point:
+            if t.numel() and not bool((t == t.round()).all()):
+                raise ValueError("indices must be integers, got non-integral values")
+        return t.to(device=device, dtype=torch.int64)

@@ -1,0 +1,119 @@
+"""The row-sparse array :class:`RowSparseNDArray` (stored row slices of an n-D array)."""
+import scipy.sparse as sp
+import torch
+
+from .base_sparse import BaseSparseNDArray
+from .ndarray import NDArray
+from .stype import ROW_SPARSE, check_row_sparse
+
+__all__ = ["RowSparseNDArray"]
+
+
+class RowSparseNDArray(BaseSparseNDArray):
+    """An n-D array of which only some row slices (along axis 0) are stored.
+
+    ``dense[indices[i]] == data[i]``; rows not in ``indices`` are zero.
+    ``indices`` are int64, sorted ascending and unique. This is the storage of
+    sparse gradients: a gradient of an embedding table touches a few rows.
+    Build one with :func:`sparsenet.nd.sparse.row_sparse_array`.
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> a = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 4]), shape=(6, 2))
+    >>> a.indices.asnumpy()
+    array([1, 4])
+    >>> (a * 2).stype
+    'row_sparse'
+    >>> a.asnumpy()[4]
+    array([3., 4.], dtype=float32)
+    """
+
+    stype = ROW_SPARSE
+    _storage_slots = ("_data", "_indices", "_shape")
+
+    def __init__(self, data, indices, shape, validate=True):
+        super().__init__(None)
+        self._data = data
+        self._indices = indices
+        self._shape = tuple(int(s) for s in shape)
+        if validate:
+            check_row_sparse(data, indices, self._shape)
+
+    @classmethod
+    def _from_parts(cls, data, indices, shape):
+        """Wrap parts known to be valid (internal fast path, no check)."""
+        obj = cls.__new__(cls)
+        obj._t = None
+        obj._grad = None
+        obj._grad_req = "null"
+        obj._data, obj._indices, obj._shape = data, indices, shape
+        return obj
+
+    @classmethod
+    def _from_coo(cls, g, shape):
+        """From a torch hybrid COO tensor (sparse_dim=1), e.g. an embedding gradient.
+
+        Duplicated rows are summed and the indices sorted (``coalesce``).
+        """
+        g = g.coalesce()
+        return cls._from_parts(g.values(), g.indices()[0], tuple(shape))
+
+    def _parts(self):
+        return self._data, self._indices
+
+    def _with_data(self, values):
+        return RowSparseNDArray._from_parts(values, self._indices, self._shape)
+
+    @property
+    def nbytes(self):
+        """Bytes held by data and indices.
+
+        >>> import sparsenet as mx
+        >>> mx.nd.sparse.row_sparse_array(([[1.0, 2.0]], [3]), shape=(5, 2)).nbytes
+        16
+        """
+        return sum(t.numel() * t.element_size() for t in self._parts())
+
+    def check_format(self, full_check=True):
+        """Validate the parts (see :func:`sparsenet.ndarray.stype.check_row_sparse`)."""
+        check_row_sparse(self._data, self._indices, self._shape, full=full_check)
+
+    def __getitem__(self, key):
+        """Only ``x[:]`` (the array itself) is supported, as in MXNet."""
+        if isinstance(key, slice) and key == slice(None):
+            return self
+        raise ValueError(f"RowSparseNDArray supports x[:] only, got key {key!r}; use "
+                         f"mx.nd.sparse.retain(x, row_ids) to select rows")
+
+    def retain(self, indices):
+        """Return the rows ``indices`` (see :func:`sparsenet.nd.sparse.retain`).
+
+        >>> import sparsenet as mx
+        >>> a = mx.nd.sparse.row_sparse_array(([[1.0], [2.0]], [0, 3]), shape=(4, 1))
+        >>> a.retain(mx.nd.array([3])).indices.asnumpy()
+        array([3])
+        """
+        from ..ops.indexing import retain
+        return retain(self, indices)
+
+    def asscipy(self):
+        """Return a ``scipy.sparse.csr_matrix`` copy of a 2-D row_sparse array."""
+        if len(self._shape) != 2:
+            raise ValueError(f"asscipy() needs a 2-D array, got shape {self._shape}")
+        return sp.csr_matrix(self.asnumpy())
+
+    def to_torch(self):
+        """Return a torch hybrid COO tensor (``sparse_dim=1``) sharing the values.
+
+        >>> import sparsenet as mx
+        >>> mx.nd.sparse.row_sparse_array(([[1.0]], [2]), shape=(3, 1)).to_torch().sparse_dim()
+        1
+        """
+        return torch.sparse_coo_tensor(self._indices.reshape(1, -1), self._data, self._shape,
+                                       is_coalesced=True, check_invariants=False)
+
+    @property
+    def data(self):
+        """A copy of the stored rows as a dense NDArray of shape ``(k,) + shape[1:]``."""
+        return NDArray(self._data.detach().clone())

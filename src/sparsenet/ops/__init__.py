@@ -1,0 +1,10 @@
+"""Operators: the registry and one module per family.
+
+Importing this package registers every operator and its storage-type rules.
+Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
+"""
+from . import registry
+from . import cast, unary, scalar, binary, shape, reduce, dot, indexing, nn
+
+__all__ = ["registry", "cast", "unary", "scalar", "binary", "shape", "reduce", "dot",
+           "indexing", "nn"]

@@ -1,0 +1,253 @@
+"""Matrix products: ``dot`` (with every sparse rule of MXNet and a few more) and ``batch_dot``.
+
+The sparse kernels are torch index operations, differentiable by
+``torch.autograd``: the gradient of a dense weight ``W`` in ``dot(csr, W)`` is a
+hybrid sparse COO tensor (rows = the columns the batch touches) when the
+weight's gradient buffer is row_sparse, and dense otherwise; the gradient with
+respect to the CSR values keeps the CSR structure.
+
+>>> import sparsenet as mx
+>>> x = mx.nd.sparse.csr_matrix(([7.0, 8.0, 9.0], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 5))
+>>> w = mx.nd.ones((5, 2))
+>>> mx.nd.dot(x, w).asnumpy()
+array([[15., 15.],
+       [ 0.,  0.],
+       [ 9.,  9.]], dtype=float32)
+>>> g = mx.nd.dot(x, mx.nd.ones((3, 2)), transpose_a=True)
+>>> g.stype, g.indices.asnumpy()
+('row_sparse', array([0, 1, 2]))
+"""
+import torch
+import torch.nn.functional as F
+
+from ..ndarray.csr import CSRNDArray
+from ..ndarray.ndarray import NDArray
+from ..ndarray.row_sparse import RowSparseNDArray
+from .kernels import unique_inverse
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
+
+__all__ = ["dot", "batch_dot", "csr_dense_mm", "csr_t_dense_rsp"]
+
+
+@defop
+def dot(lhs, rhs, *, transpose_a=False, transpose_b=False, forward_stype=None):
+    """Dot product of two arrays.
+
+    For 2-D inputs this is the matrix product ``op(lhs) @ op(rhs)``, where
+    ``op`` transposes when ``transpose_a``/``transpose_b`` is set. N-D inputs
+    contract the last axis of ``lhs`` with the first axis of ``rhs``.
+    ``forward_stype`` forces the output storage type.
+
+    Parameters
+    ----------
+    lhs, rhs : NDArray
+    transpose_a, transpose_b : bool
+    forward_stype : {None, 'default', 'csr', 'row_sparse'}
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> a = mx.nd.array([[1.0, 2.0]]); b = mx.nd.array([[3.0], [4.0]])
+    >>> mx.nd.dot(a, b).asnumpy()
+    array([[11.]], dtype=float32)
+    >>> mx.nd.dot(a, a, transpose_a=True).shape
+    (2, 2)
+    """
+    a = _t(lhs) if transpose_a else lhs
+    b = _t(rhs) if transpose_b else rhs
+    if a.dim() == 1 and b.dim() == 1:
+        return torch.dot(a, b).reshape(1)
+    if a.shape[-1] != b.shape[0]:
+        raise ValueError(f"dot: shape mismatch, {tuple(a.shape)} x {tuple(b.shape)} "
+                         f"(transpose_a={transpose_a}, transpose_b={transpose_b})")
+    if a.dim() <= 2 and b.dim() <= 2:
+        return torch.matmul(a, b)
+    return torch.tensordot(a, b, dims=([a.dim() - 1], [0]))
+
+
+def _t(x):
+    return x.permute(tuple(range(x.dim() - 1, -1, -1))) if x.dim() > 1 else x
+
+
+@defop
+def batch_dot(lhs, rhs, *, transpose_a=False, transpose_b=False, forward_stype=None):
+    """Batched matrix product of 3-D arrays ``(B, M, K) x (B, K, N)``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.batch_dot(mx.nd.ones((2, 1, 3)), mx.nd.ones((2, 3, 1))).asnumpy().ravel()
+    array([3., 3.], dtype=float32)
+    """
+    a = lhs.transpose(1, 2) if transpose_a else lhs
+    b = rhs.transpose(1, 2) if transpose_b else rhs
+    return torch.bmm(a, b)
+
+
+# ---------------------------------------------------------------------- kernels
+def _wants_sparse_grad(w):
+    g = w._grad
+    return g is not None and g.stype == ROW_SPARSE
+
+
+def _floating(*arrays):
+    return all(a._data.dtype.is_floating_point if a.stype != DEFAULT
+               else a._t.dtype.is_floating_point for a in arrays)
+
+
+def csr_dense_mm(x, w, sparse_grad=False):
+    """``x @ w`` for a CSR ``x`` and a dense 2-D tensor ``w`` (torch tensor result).
+
+    One ``embedding_bag`` (sum of the weighted rows of ``w``): reads only the
+    rows the batch touches, never materialises the dense ``x``.
+    """
+    values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
+    if x._data.numel() == 0:
+        return torch.zeros(x.shape[0], w.shape[1], dtype=w.dtype, device=w.device) + \
+            0 * w.sum() * values.sum()
+    return F.embedding_bag(x._indices, w, x._indptr[:-1], mode="sum",
+                           per_sample_weights=values, sparse=sparse_grad)
+
+
+def csr_dense_t_mm(x, w):
+    """``x @ w.T`` for a CSR ``x`` (m, k) and a dense ``w`` (n, k)."""
+    values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
+    cols = w.index_select(1, x._indices)  # (n, nnz): the columns the batch touches
+    contrib = (cols * values).t()
+    out = torch.zeros(x.shape[0], w.shape[0], dtype=w.dtype, device=w.device)
+    return out.index_add(0, x.row_ids(), contrib)
+
+
+def csr_t_dense_rsp(x, g):
+    """``x.T @ g`` as a row_sparse array whose rows are the columns ``x`` stores."""
+    rows, inv = unique_inverse(x._indices)
+    values = x._data if x._data.dtype == g.dtype else x._data.to(g.dtype)
+    contrib = g.index_select(0, x.row_ids()) * values.unsqueeze(1)
+    data = torch.zeros(rows.numel(), g.shape[1], dtype=g.dtype, device=g.device)
+    data = data.index_add(0, inv, contrib)
+    return RowSparseNDArray._from_parts(data, rows, (x.shape[1], g.shape[1]))
+
+
+def _rsp_positions(r, ids):
+    """Positions of ``ids`` among the rows stored in row_sparse ``r`` and a hit mask."""
+    if r._indices.numel() == 0:
+        return torch.zeros_like(ids), torch.zeros_like(ids, dtype=torch.bool)
+    pos = torch.searchsorted(r._indices, ids).clamp_(max=r._indices.numel() - 1)
+    return pos, r._indices[pos] == ids
+
+
+def _check2d(lhs, rhs):
+    return lhs.ndim == 2 and rhs.ndim == 2 and _floating(lhs, rhs)
+
+
+def _mm_shape_error(lhs, rhs, p):
+    a = lhs.shape[::-1] if p["transpose_a"] else lhs.shape
+    b = rhs.shape[::-1] if p["transpose_b"] else rhs.shape
+    if a[1] != b[0]:
+        raise ValueError(f"dot: shape mismatch, {tuple(a)} x {tuple(b)} (transpose_a="
+                         f"{p['transpose_a']}, transpose_b={p['transpose_b']})")
+
+
+@rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": False, "transpose_b": False})
+def _dot_csr_dns(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    return NDArray(csr_dense_mm(lhs, rhs._t, _wants_sparse_grad(rhs)))
+
+
+@rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": False, "transpose_b": True})
+def _dot_csr_dnsT(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    return NDArray(csr_dense_t_mm(lhs, rhs._t))
+
+
+@rule(dot, CSR, DEFAULT, out=ROW_SPARSE, when={"transpose_a": True})
+def _dot_csrT_dns(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    g = rhs._t.t() if p["transpose_b"] else rhs._t
+    return csr_t_dense_rsp(lhs, g)
+
+
+@rule(dot, CSR, ROW_SPARSE, out=DEFAULT, when={"transpose_a": False, "transpose_b": False})
+def _dot_csr_rsp(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    pos, hit = _rsp_positions(rhs, lhs._indices)
+    values = lhs._data.to(rhs._data.dtype) * hit
+    if rhs._data.shape[0] == 0 or values.numel() == 0:
+        return NDArray(torch.zeros(lhs.shape[0], rhs.shape[1], dtype=rhs._data.dtype,
+                                   device=rhs.device))
+    out = F.embedding_bag(pos, rhs._data, lhs._indptr[:-1], mode="sum", per_sample_weights=values)
+    return NDArray(out)
+
+
+@rule(dot, CSR, ROW_SPARSE, out=ROW_SPARSE, when={"transpose_a": True, "transpose_b": False})
+def _dot_csrT_rsp(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    pos, hit = _rsp_positions(rhs, lhs.row_ids())
+    if rhs._data.shape[0] == 0:
+        g_rows = torch.zeros(lhs._data.numel(), rhs.shape[1], dtype=rhs._data.dtype,
+                             device=rhs.device)
+    else:
+        g_rows = rhs._data.index_select(0, pos) * hit.unsqueeze(1).to(rhs._data.dtype)
+    rows, inv = unique_inverse(lhs._indices)
+    contrib = g_rows * lhs._data.to(g_rows.dtype).unsqueeze(1)
+    data = torch.zeros(rows.numel(), rhs.shape[1], dtype=g_rows.dtype, device=rhs.device)
+    return RowSparseNDArray._from_parts(data.index_add(0, inv, contrib), rows,
+                                        (lhs.shape[1], rhs.shape[1]))
+
+
+def _dense_rows_to_csr(dense_t, cols, n_cols):
+    """CSR (m, n_cols) whose every row stores the columns ``cols`` with values ``dense_t``."""
+    m, u = dense_t.shape
+    indptr = torch.arange(0, m * u + 1, u if u else 1, device=dense_t.device)[: m + 1] \
+        if u else torch.zeros(m + 1, dtype=torch.int64, device=dense_t.device)
+    return CSRNDArray._from_parts(dense_t.reshape(-1), cols.repeat(m), indptr, (m, n_cols))
+
+
+@rule(dot, DEFAULT, CSR, out=CSR, when={"transpose_a": False, "transpose_b": False})
+def _dot_dns_csr(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    # (D @ X)^T = X^T @ D^T: rows of the result's transpose are the columns X stores
+    r = csr_t_dense_rsp(rhs, lhs._t.t())
+    return _dense_rows_to_csr(r._data.t(), r._indices, rhs.shape[1])
+
+
+@rule(dot, DEFAULT, CSR, out=CSR, when={"transpose_a": False, "transpose_b": True})
+def _dot_dns_csrT(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    # (D @ X^T)^T = X @ D^T; columns of the result = the rows of X that store values
+    full = csr_dense_mm(rhs, lhs._t.t().contiguous())  # (n, m)
+    counts = rhs._indptr[1:] - rhs._indptr[:-1]
+    keep = (counts > 0).nonzero().reshape(-1)
+    return _dense_rows_to_csr(full.index_select(0, keep).t(), keep, rhs.shape[0])
+
+
+@rule(dot, DEFAULT, ROW_SPARSE, out=DEFAULT, when={"transpose_a": False, "transpose_b": False})
+def _dot_dns_rsp(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    return NDArray(lhs._t.index_select(1, rhs._indices) @ rhs._data.to(lhs._t.dtype))
+
+
+@rule(dot, ROW_SPARSE, DEFAULT, out=DEFAULT, when={"transpose_b": False})
+def _dot_rsp_dns(lhs, rhs, **p):
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    w = rhs._t
+    if p["transpose_a"]:
+        return NDArray(lhs._data.t().to(w.dtype) @ w.index_select(0, lhs._indices))
+    out = torch.zeros(lhs.shape[0], w.shape[1], dtype=w.dtype, device=w.device)
+    return NDArray(out.index_copy(0, lhs._indices, lhs._data.to(w.dtype) @ w))

@@ -1,0 +1,115 @@
+"""Torch-level building blocks shared by the sparse kernels (no dispatch, no policy).
+
+All functions take and return tensors or containers built with ``_from_parts``;
+inputs are valid by construction (checked at the public boundary). Index
+tensors are never modified in place, so arrays may share them.
+"""
+import torch
+
+from ..ndarray.csr import CSRNDArray
+from ..ndarray.row_sparse import RowSparseNDArray
+
+__all__ = ["csr_keys", "csr_from_keys", "values_map", "csr_union", "csr_intersection",
+           "rsp_union", "rsp_intersection", "csr_gather_dense", "scatter_add_dense",
+           "empty_csr", "empty_rsp", "unique_inverse"]
+
+
+def csr_keys(a):
+    """Row-major linear position ``row * cols + col`` of every stored value (sorted)."""
+    return a.row_ids() * a.shape[1] + a._indices
+
+
+def csr_from_keys(keys, values, shape):
+    """CSR array from sorted unique linear keys and their values."""
+    rows, cols = shape
+    r = torch.div(keys, cols, rounding_mode="floor") if cols else keys
+    counts = torch.bincount(r, minlength=rows) if keys.numel() else torch.zeros(
+        rows, dtype=torch.int64, device=keys.device)
+    indptr = torch.zeros(rows + 1, dtype=torch.int64, device=keys.device)
+    torch.cumsum(counts, 0, out=indptr[1:])
+    return CSRNDArray._from_parts(values, keys - r * cols, indptr, tuple(shape))
+
+
+def values_map(a, fn):
+    """Same structure as sparse array ``a``, values ``fn(a.data)`` (indices shared)."""
+    return a._with_data(fn(a._data))
+
+
+def empty_csr(shape, dtype, device):
+    rows = shape[0]
+    return CSRNDArray._from_parts(torch.zeros(0, dtype=dtype, device=device),
+                                  torch.zeros(0, dtype=torch.int64, device=device),
+                                  torch.zeros(rows + 1, dtype=torch.int64, device=device),
+                                  tuple(shape))
+
+
+def empty_rsp(shape, dtype, device):
+    return RowSparseNDArray._from_parts(
+        torch.zeros((0,) + tuple(shape[1:]), dtype=dtype, device=device),
+        torch.zeros(0, dtype=torch.int64, device=device), tuple(shape))
+
+
+def unique_inverse(ids):
+    """``(sorted unique ids, inverse)`` of an int64 tensor."""
+    return torch.unique(ids, sorted=True, return_inverse=True)
+
+
+def csr_union(a, b, sign=1.0):
+    """``a + sign * b`` for two CSR arrays of one shape (union of stored positions)."""
+    ka, kb = csr_keys(a), csr_keys(b)
+    keys, inv = unique_inverse(torch.cat([ka, kb]))
+    dtype = torch.promote_types(a._data.dtype, b._data.dtype)
+    bvals = b._data.to(dtype) if sign == 1.0 else b._data.to(dtype) * sign
+    vals = torch.zeros(keys.numel(), dtype=dtype, device=keys.device).index_add(
+        0, inv, torch.cat([a._data.to(dtype), bvals]))
+    return csr_from_keys(keys, vals, a.shape)
+
+
+def csr_intersection(a, b, fn):
+    """CSR of ``fn(a_values, b_values)`` on positions stored in both ``a`` and ``b``."""
+    ka, kb = csr_keys(a), csr_keys(b)
+    if ka.numel() == 0 or kb.numel() == 0:
+        dtype = torch.promote_types(a._data.dtype, b._data.dtype)
+        return empty_csr(a.shape, dtype, a.device)
+    pos = torch.searchsorted(ka, kb).clamp_(max=ka.numel() - 1)
+    hit = ka[pos] == kb
+    keys = kb[hit]
+    vals = fn(a._data[pos[hit]], b._data[hit])
+    return csr_from_keys(keys, vals, a.shape)
+
+
+def rsp_union(a, b, sign=1.0):
+    """``a + sign * b`` for two row_sparse arrays of one shape (union of rows)."""
+    idx, inv = unique_inverse(torch.cat([a._indices, b._indices]))
+    dtype = torch.promote_types(a._data.dtype, b._data.dtype)
+    bvals = b._data.to(dtype) if sign == 1.0 else b._data.to(dtype) * sign
+    data = torch.zeros((idx.numel(),) + tuple(a.shape[1:]), dtype=dtype, device=idx.device)
+    data = data.index_add(0, inv, torch.cat([a._data.to(dtype), bvals]))
+    return RowSparseNDArray._from_parts(data, idx, a.shape)
+
+
+def rsp_intersection(a, b, fn):
+    """Row_sparse ``fn(a_rows, b_rows)`` on rows stored in both arrays."""
+    ia, ib = a._indices, b._indices
+    if ia.numel() == 0 or ib.numel() == 0:
+        dtype = torch.promote_types(a._data.dtype, b._data.dtype)
+        return empty_rsp(a.shape, dtype, a.device)
+    pos = torch.searchsorted(ia, ib).clamp_(max=ia.numel() - 1)
+    hit = ia[pos] == ib
+    return RowSparseNDArray._from_parts(fn(a._data[pos[hit]], b._data[hit]), ib[hit], a.shape)
+
+
+def csr_gather_dense(a, dense):
+    """Values of ``dense`` (broadcast to ``a.shape``) at the stored positions of CSR ``a``."""
+    d = dense.expand(a.shape) if tuple(dense.shape) != a.shape else dense
+    return d[a.row_ids(), a._indices]
+
+
+def scatter_add_dense(a, dense, sign=1.0):
+    """``dense + sign * a`` as a new dense tensor (``a`` sparse, ``dense`` of its shape)."""
+    vals = a._data if sign == 1.0 else a._data * sign
+    dtype = torch.promote_types(vals.dtype, dense.dtype)
+    if a.stype == "csr":
+        flat = csr_keys(a)
+        return dense.to(dtype).reshape(-1).index_add(0, flat, vals.to(dtype)).reshape(dense.shape)
+    return dense.to(dtype).index_add(0, a._indices, vals.to(dtype))

@@ -1,0 +1,184 @@
+"""Neural-network layers as operators: FullyConnected, Embedding, Activation, Dropout, ...
+
+``FullyConnected`` on a CSR input runs a sparse kernel (MXNet densifies the
+batch) and ``Embedding`` gives a row_sparse weight gradient when the weight's
+gradient buffer is row_sparse.
+
+>>> import sparsenet as mx
+>>> x = mx.nd.sparse.csr_matrix(([1.0, 2.0], [0, 3], [0, 1, 2]), shape=(2, 4))
+>>> w = mx.nd.ones((3, 4)); b = mx.nd.zeros((3,))
+>>> mx.nd.FullyConnected(x, w, b, num_hidden=3).asnumpy()
+array([[1., 1., 1.],
+       [2., 2., 2.]], dtype=float32)
+"""
+import torch
+import torch.nn.functional as F
+
+from .. import autograd
+from ..ndarray.ndarray import NDArray
+from .dot import csr_dense_t_mm
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
+
+__all__ = ["FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU"]
+
+
+@defop
+def FullyConnected(data, weight, bias=None, *, num_hidden=0, no_bias=False,  # noqa: N802
+                   flatten=True):
+    """Affine layer ``data @ weight.T + bias`` with ``weight`` of shape ``(num_hidden, in)``.
+
+    With ``flatten`` the input is reshaped to ``(batch, -1)`` first; otherwise
+    the product applies to the last axis.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.FullyConnected(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), mx.nd.zeros((3,)),
+    ...                      num_hidden=3).asnumpy()
+    array([[2., 2., 2.]], dtype=float32)
+    """
+    x = data.reshape(data.shape[0], -1) if flatten and data.dim() != 2 else data
+    if weight.dim() != 2 or weight.shape[1] != x.shape[-1]:
+        raise ValueError(f"FullyConnected: weight shape {tuple(weight.shape)} does not match "
+                         f"input features {x.shape[-1]} (expected ({num_hidden or '?'}, "
+                         f"{x.shape[-1]}))")
+    return F.linear(x, weight, None if no_bias or bias is None else bias)
+
+
+def _fc_csr(data, weight, bias=None, *, num_hidden=0, no_bias=False, flatten=True):
+    if weight.ndim != 2 or not data._data.dtype.is_floating_point:
+        return NotImplemented
+    if weight.shape[1] != data.shape[1]:
+        raise ValueError(f"FullyConnected: weight shape {weight.shape} does not match input "
+                         f"features {data.shape[1]}")
+    out = csr_dense_t_mm(data, weight._t)
+    if bias is not None and not no_bias:
+        out = out + bias._t
+    return NDArray(out)
+
+
+rule(FullyConnected, CSR, DEFAULT, out=DEFAULT)(_fc_csr)
+rule(FullyConnected, CSR, DEFAULT, DEFAULT, out=DEFAULT)(_fc_csr)
+
+
+@defop
+def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # noqa: N802
+              sparse_grad=False):
+    """Look up rows of ``weight`` (``input_dim x output_dim``) at the integer ids ``data``.
+
+    Ids must lie in ``[0, input_dim)``. The weight gradient is row_sparse
+    (sorted unique ids) when ``sparse_grad`` is set or the weight's gradient
+    buffer is row_sparse.
+
+    >>> import sparsenet as mx
+    >>> w = mx.nd.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
+    >>> mx.nd.Embedding(mx.nd.array([2, 0]), w, input_dim=3, output_dim=2).asnumpy()
+    array([[4., 5.],
+           [0., 1.]], dtype=float32)
+    """
+    ids = _checked_ids(data, weight.shape[0])
+    return F.embedding(ids, weight, sparse=sparse_grad)
+
+
+def _checked_ids(data, n):
+    ids = data if data.dtype == torch.int64 else data.to(torch.int64)
+    if ids.numel():
+        lo, hi = int(ids.min()), int(ids.max())
+        if lo < 0 or hi >= n:
+            bad = lo if lo < 0 else hi
+            raise IndexError(f"Embedding: id {bad} is out of range [0, {n}) (input_dim={n})")
+    return ids
+
+
+@rule(Embedding, DEFAULT, DEFAULT, out=DEFAULT)
+def _embedding_dense_weight(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
+                            sparse_grad=False):
+    g = weight._grad
+    sparse = sparse_grad or (g is not None and g.stype == ROW_SPARSE)
+    ids = _checked_ids(data._t, weight.shape[0])
+    return NDArray(F.embedding(ids, weight._t, sparse=sparse))
+
+
+@rule(Embedding, DEFAULT, ROW_SPARSE, out=DEFAULT)
+def _embedding_rsp_weight(data, weight, **params):
+    ids = _checked_ids(data._t, weight.shape[0])
+    flat = ids.reshape(-1)
+    idx = weight._indices
+    if idx.numel() == 0:
+        rows = torch.zeros(flat.numel(), *weight.shape[1:], dtype=weight._data.dtype,
+                           device=weight.device)
+    else:
+        pos = torch.searchsorted(idx, flat).clamp_(max=idx.numel() - 1)
+        hit = (idx[pos] == flat).to(weight._data.dtype)
+        rows = weight._data.index_select(0, pos) * hit.reshape((-1,) + (1,) * (weight.ndim - 1))
+    return NDArray(rows.reshape(tuple(ids.shape) + tuple(weight.shape[1:])))
+
+
+@defop
+def Activation(data, *, act_type="relu"):  # noqa: N802
+    """Activation function: 'relu', 'sigmoid', 'tanh', 'softrelu' or 'softsign'.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.Activation(mx.nd.array([-1.0, 0.0]), act_type='sigmoid').asnumpy()
+    array([0.26894143, 0.5       ], dtype=float32)
+    """
+    if act_type == "relu":
+        return torch.relu(data)
+    if act_type == "sigmoid":
+        return torch.sigmoid(data)
+    if act_type == "tanh":
+        return torch.tanh(data)
+    if act_type == "softrelu":
+        return F.softplus(data)
+    if act_type == "softsign":
+        return F.softsign(data)
+    raise ValueError(f"Activation: act_type must be relu, sigmoid, tanh, softrelu or softsign, "
+                     f"got {act_type!r}")
+
+
+def _relu_like(p):
+    """act_type in ('relu', 'tanh', 'softsign')"""
+    return p["act_type"] in ("relu", "tanh", "softsign")
+
+
+@rule(Activation, CSR, out=CSR, when=_relu_like)
+@rule(Activation, ROW_SPARSE, out=ROW_SPARSE, when=_relu_like)
+def _activation_sparse(data, *, act_type):
+    return data._with_data(Activation.fn(data._data, act_type=act_type))
+
+
+@defop
+def Dropout(data, *, p=0.5, mode="training", axes=()):  # noqa: N802
+    """Randomly zero elements with probability ``p`` (scaled by ``1/(1-p)``) while training.
+
+    Outside training (``autograd.train_mode``) it is the identity, unless
+    ``mode='always'``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.Dropout(mx.nd.ones((3,)), p=0.5).asnumpy()
+    array([1., 1., 1.], dtype=float32)
+    """
+    if p <= 0 or not (autograd.is_training() or mode == "always"):
+        return data.clone()
+    if axes:
+        mask_shape = [1 if i in axes else s for i, s in enumerate(data.shape)]
+        mask = (torch.rand(mask_shape, device=data.device) >= p).to(data.dtype) / (1 - p)
+        return data * mask
+    return F.dropout(data, p=p, training=True)
+
+
+@defop
+def LeakyReLU(data, *, act_type="leaky", slope=0.25):  # noqa: N802
+    """Leaky ReLU family: 'leaky' (``max(x, slope*x)``), 'elu', 'selu' or 'gelu'.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.LeakyReLU(mx.nd.array([-1.0, 2.0]), slope=0.1).asnumpy()
+    array([-0.1,  2. ], dtype=float32)
+    """
+    if act_type == "leaky":
+        return F.leaky_relu(data, slope)
+    if act_type == "elu":
+        return F.elu(data, slope)
+    if act_type == "selu":
+        return F.selu(data)
+    if act_type == "gelu":
+        return F.gelu(data)
+    raise ValueError(f"LeakyReLU: unsupported act_type {act_type!r}")

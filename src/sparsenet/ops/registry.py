@@ -1,0 +1,412 @@
+"""The one operator registry: dense definitions, storage-type rules, fallback.
+
+Every operator is defined once, by a documented function on dense torch
+tensors decorated with :func:`defop`. Its positional parameters are the array
+inputs, its keyword-only parameters the operator's parameters. Sparse kernels
+attach to it as rule rows with :func:`rule`: which input storage types the
+kernel takes, which storage type it returns, and under which parameters::
+
+    @defop
+    def dot(lhs, rhs, *, transpose_a=False, transpose_b=False, forward_stype=None):
+        '''Dot product ...'''
+        ...dense torch code...
+
+    @rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": False})
+    def _dot_csr_dns(lhs, rhs, **params): ...
+
+Three users read the rows: eager calls (``mx.nd.dot(...)``), the symbolic
+storage-type pass (:meth:`Operator.infer_storage`), and the generated table
+``docs/stype_table.md`` (:func:`stype_table`, written by ``tools/gen_stype_table.py``).
+
+When no row matches, the call *falls back*: the inputs are densified, the dense
+definition runs, a sparse ``out=`` (or ``forward_stype``) is cast back, and the
+policy of :mod:`sparsenet.config` decides between a warning, an error and
+silence.
+
+>>> import sparsenet as mx
+>>> from sparsenet.ops.registry import get_op
+>>> get_op('dot').infer_storage(('csr', 'default'), {'transpose_a': True})
+('row_sparse', True)
+"""
+import inspect
+
+import numpy as np
+import torch
+
+from .. import autograd, config
+from ..context import Context
+from ..ndarray.ndarray import NDArray, wrap
+from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
+
+__all__ = ["Operator", "Many", "defop", "rule", "get_op", "list_ops", "OPERATORS",
+           "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
+
+OPERATORS = {}
+_ABBREV = {DEFAULT: "dns", CSR: "csr", ROW_SPARSE: "rsp"}
+
+
+class Many:
+    """Input pattern of a variadic operator: every input's stype is in ``allowed``.
+
+    Parameters
+    ----------
+    allowed : str
+        Storage types each input may have.
+    needs : str, optional
+        A storage type at least one input must have.
+
+    Examples
+    --------
+    >>> Many(ROW_SPARSE).matches(('row_sparse', 'row_sparse'))
+    True
+    >>> Many(DEFAULT, CSR, ROW_SPARSE, needs=DEFAULT).matches(('csr', 'csr'))
+    False
+    """
+
+    def __init__(self, *allowed, needs=None):
+        self.allowed = frozenset(allowed)
+        self.needs = needs
+
+    def matches(self, stypes):
+        if not stypes or not all(s in self.allowed for s in stypes):
+            return False
+        return self.needs is None or self.needs in stypes
+
+    def __str__(self):
+        allowed = "|".join(_ABBREV[s] for s in STYPES if s in self.allowed)
+        text = f"{allowed}, ..." if len(self.allowed) > 1 else f"{allowed}, {allowed}, ..."
+        return text + (f" (at least one {_ABBREV[self.needs]})" if self.needs else "")
+
+
+class Rule:
+    """One row of an operator's storage-type table."""
+
+    __slots__ = ("op", "pattern", "out", "when", "fn", "condition")
+
+    def __init__(self, op, pattern, out, when, fn):
+        self.op, self.pattern, self.out, self.fn = op, pattern, out, fn
+        if when is None:
+            self.when, self.condition = None, ""
+        elif isinstance(when, dict):
+            items = tuple(when.items())
+            self.when = lambda p, _items=items: all(p[k] == v for k, v in _items)
+            self.condition = ", ".join(f"{k}={v!r}" for k, v in items)
+        else:
+            self.when = when
+            self.condition = (when.__doc__ or when.__name__).strip()
+
+    def applies(self, params):
+        return self.when is None or self.when(params)
+
+    def inputs_text(self):
+        if isinstance(self.pattern, Many):
+            return str(self.pattern)
+        return ", ".join(_ABBREV[s] for s in self.pattern)
+
+
+class Operator:
+    """An operator: a dense definition on torch tensors plus storage-type rule rows.
+
+    Call it like a function on NDArrays: ``op(*arrays, out=None, **params)``.
+    Do not build one directly; use :func:`defop`.
+    """
+
+    def __init__(self, fn, name=None, num_outputs=1, differentiable=True):
+        self.fn = fn
+        self.name = name or fn.__name__
+        self.__name__ = self.name
+        self.__qualname__ = self.name
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+        self._num_outputs = num_outputs
+        self.differentiable = differentiable
+        self.input_names, self.variadic, self.defaults = _signature(fn)
+        self._param_names = tuple(self.defaults)
+        self._has_forward_stype = "forward_stype" in self.defaults
+        self._rules = {}
+        self._many_rules = []
+        OPERATORS[self.name] = self
+
+    # ------------------------------------------------------------------ documentation
+    @property
+    def __doc__(self):
+        doc = inspect.cleandoc(self.fn.__doc__ or "")
+        table = self.rules_markdown()
+        return f"{doc}\n\nStorage types\n-------------\n{table}\n" if table else doc
+
+    def rules(self):
+        """All rule rows, in registration order."""
+        rows = [r for rs in self._rules.values() for r in rs] + list(self._many_rules)
+        return rows
+
+    def rules_markdown(self):
+        rows = self.rules()
+        if not rows:
+            return ""
+        lines = ["| inputs | output | when |", "|---|---|---|"]
+        for r in rows:
+            lines.append(f"| {r.inputs_text()} | {_ABBREV[r.out]} | {r.condition or 'always'} |")
+        lines.append("| any other | dns, with a storage fallback | |")
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return f"<operator {self.name}>"
+
+    # ------------------------------------------------------------------ rules
+    def add_rule(self, pattern, out, when, fn):
+        if out not in STYPES:
+            raise ValueError(f"rule for {self.name}: unknown output stype {out!r}")
+        r = Rule(self, pattern, out, when, fn)
+        if isinstance(pattern, Many):
+            self._many_rules.append(r)
+        else:
+            for s in pattern:
+                if s not in STYPES:
+                    raise ValueError(f"rule for {self.name}: unknown input stype {s!r}")
+            self._rules.setdefault(tuple(pattern), []).append(r)
+        return r
+
+    def find_rule(self, stypes, params):
+        """Return the rule row for input storage types ``stypes`` and ``params``, or None."""
+        for r in self._rules.get(stypes, ()):
+            if r.when is None or r.when(params):
+                return r
+        for r in self._many_rules:
+            if r.pattern.matches(stypes) and r.applies(params):
+                return r
+        return None
+
+    def infer_storage(self, stypes, params=None):
+        """Return ``(output_stype, dispatches_sparse_kernel)`` without running anything.
+
+        A fallback returns ``('default', False)``, or ``forward_stype`` when the
+        operator has that parameter and it is set.
+        """
+        params = self.bind_params(params or {})
+        r = self.find_rule(tuple(stypes), params)
+        forced = self._forced_stype(params)
+        if r is not None:
+            return forced or r.out, True
+        return forced or DEFAULT, all(s == DEFAULT for s in stypes)
+
+    def num_outputs(self, params=None):
+        n = self._num_outputs
+        return n(self.bind_params(params or {})) if callable(n) else n
+
+    def _forced_stype(self, params):
+        fs = params.get("forward_stype")
+        return fs if fs not in (None, DEFAULT) else None
+
+    # ------------------------------------------------------------------ calling
+    def bind_params(self, kwargs):
+        """Merge ``kwargs`` with the defaults; reject unknown names with a clear error."""
+        if not kwargs:
+            return self.defaults
+        unknown = [k for k in kwargs if k not in self.defaults]
+        if unknown:
+            if unknown == ["name"] or (len(unknown) == 1 and unknown[0] in ("name", "attr")):
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
+            else:
+                unknown = [k for k in unknown if k not in ("name", "attr")]
+                raise TypeError(f"{self.name}() got unexpected parameter(s) {unknown}; its "
+                                f"parameters are {list(self._param_names)}")
+        params = dict(self.defaults)
+        params.update(kwargs)
+        return params
+
+    def __call__(self, *args, out=None, **kwargs):
+        inputs, params = self._split_args(args, kwargs)
+        if autograd.STATE.recording:
+            result = self._dispatch(inputs, params)
+        else:
+            with torch.no_grad():
+                result = self._dispatch(inputs, params)
+        if out is not None:
+            return _write_out(result, out)
+        return result
+
+    def _split_args(self, args, kwargs):
+        if self.variadic:
+            if len(args) == 1 and isinstance(args[0], (list, tuple)):
+                args = tuple(args[0])
+            return [_as_array(a, self.name) for a in args], self.bind_params(kwargs)
+        n = len(self.input_names)
+        arrays = list(args[:n])
+        extra = args[n:]
+        if extra:
+            if len(extra) > len(self._param_names):
+                raise TypeError(f"{self.name}() takes {n} array inputs and "
+                                f"{len(self._param_names)} parameters, got {len(args)} "
+                                f"positional arguments")
+            kwargs = dict(kwargs)
+            for name, v in zip(self._param_names, extra):
+                if name in kwargs:
+                    raise TypeError(f"{self.name}() got multiple values for '{name}'")
+                kwargs[name] = v
+        for name in self.input_names[len(arrays):]:
+            if name in kwargs:
+                kwargs = dict(kwargs)
+                arrays.append(kwargs.pop(name))
+            else:
+                arrays.append(None)
+        while arrays and arrays[-1] is None:
+            arrays.pop()
+        if any(a is None for a in arrays):
+            missing = [nm for nm, a in zip(self.input_names, arrays) if a is None]
+            raise TypeError(f"{self.name}() missing array input(s) {missing}")
+        return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
+
+    def _dispatch(self, inputs, params):
+        stypes = tuple(a.stype for a in inputs)
+        r = self.find_rule(stypes, params)
+        out = NotImplemented
+        if r is not None:
+            out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
+        if out is NotImplemented:
+            _check_devices(inputs, self.name)
+            if any(s != DEFAULT for s in stypes):
+                config.report_fallback(self.name, stypes)
+            res = self.fn(*[a._dense_tensor() for a in inputs], **params)
+            if isinstance(res, (tuple, list)):
+                return [wrap(t) for t in res]
+            out = wrap(res)
+        forced = self._forced_stype(params) if self._has_forward_stype else None
+        if forced and out.stype != forced:
+            from ..ndarray.cast_storage import cast_storage
+            out = cast_storage(out, forced)
+        return out
+
+    def dense(self, *tensors, **params):
+        """Run the dense definition on torch tensors (no dispatch, no wrapping)."""
+        return self.fn(*tensors, **self.bind_params(params))
+
+
+def _signature(fn):
+    inputs, variadic, defaults = [], False, {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            inputs.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            variadic = True
+        elif p.kind == p.KEYWORD_ONLY:
+            if p.default is p.empty:
+                raise TypeError(f"operator {fn.__name__}: keyword-only parameter '{p.name}' "
+                                f"needs a default")
+            defaults[p.name] = p.default
+    return tuple(inputs), variadic, defaults
+
+
+def _as_array(a, opname):
+    if isinstance(a, NDArray):
+        return a
+    if isinstance(a, np.ndarray):
+        return NDArray(torch.from_numpy(np.ascontiguousarray(a)).clone())
+    if isinstance(a, torch.Tensor):
+        return NDArray(a)
+    raise TypeError(f"{opname}(): array inputs must be NDArrays, got {type(a).__name__}; "
+                    f"scalars go through the *_scalar operators or Python operators")
+
+
+def _check_devices(inputs, opname):
+    if len(inputs) > 1:
+        dev = inputs[0].device
+        for a in inputs[1:]:
+            if a.device != dev:
+                raise ValueError(f"{opname}(): inputs are on different devices "
+                                 f"({Context(dev)} and {Context(a.device)}); move them with "
+                                 f".as_in_context()")
+
+
+def _write_out(result, out):
+    from ..ndarray.cast_storage import copy_into
+    if isinstance(result, list):
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        for r, o in zip(result, outs):
+            copy_into(r, o)
+        return out
+    copy_into(result, out)
+    return out
+
+
+def defop(fn=None, *, name=None, num_outputs=1, differentiable=True):
+    """Register an operator from its dense definition (a function on torch tensors).
+
+    Positional parameters are the array inputs (``*args`` for a variadic
+    operator); keyword-only parameters, all with defaults, are the operator's
+    parameters. The function's docstring is the operator's documentation; the
+    storage-type table is appended from the rule rows.
+
+    Examples
+    --------
+    >>> @defop(name="_doc_example_double")
+    ... def double(data):
+    ...     '''Twice the input.'''
+    ...     return data * 2
+    >>> import sparsenet as mx
+    >>> double(mx.nd.array([1.0, 2.0])).asnumpy()
+    array([2., 4.], dtype=float32)
+    """
+    def make(f):
+        return Operator(f, name=name, num_outputs=num_outputs, differentiable=differentiable)
+    return make(fn) if fn is not None else make
+
+
+def rule(op, *stypes, out, when=None):
+    """Attach a sparse kernel to ``op`` for the input storage types ``stypes``.
+
+    Parameters
+    ----------
+    op : Operator
+    *stypes : str or Many
+        One storage type per array input, or a single :class:`Many` pattern for
+        a variadic operator.
+    out : str
+        Storage type of the result.
+    when : dict or callable, optional
+        Parameter values under which the row applies: a dict of equalities, or a
+        predicate on the parameter dict whose docstring describes it.
+
+    The decorated kernel receives the arrays and every parameter as keywords,
+    and returns an NDArray of storage type ``out``.
+    """
+    pattern = stypes[0] if len(stypes) == 1 and isinstance(stypes[0], Many) else tuple(stypes)
+
+    def register(fn):
+        op.add_rule(pattern, out, when, fn)
+        return fn
+    return register
+
+
+def get_op(name):
+    """Return the registered operator called ``name``.
+
+    >>> get_op('elemwise_add').name
+    'elemwise_add'
+    """
+    try:
+        return OPERATORS[name]
+    except KeyError:
+        raise KeyError(f"no operator named {name!r}") from None
+
+
+def list_ops():
+    """Names of all registered operators, sorted."""
+    return sorted(n for n in OPERATORS if not n.startswith("_doc_"))
+
+
+def stype_table():
+    """The Markdown storage-type table of every operator with sparse rules (for docs)."""
+    lines = ["# Storage-type table", "",
+             "Generated from the operator registry by `python tools/gen_stype_table.py`; do not "
+             "edit by hand. Each row is one sparse kernel: the input storage types it takes, "
+             "the storage type it returns, and the parameters under which it applies. Any "
+             "combination not listed falls back: the inputs are densified, the dense kernel "
+             "runs, and the storage-fallback policy applies (warn, error or silent).", "",
+             "Abbreviations: dns = default (dense), csr = compressed sparse row, "
+             "rsp = row_sparse.", "",
+             "| operator | inputs | output | when |", "|---|---|---|---|"]
+    for name in list_ops():
+        for r in OPERATORS[name].rules():
+            lines.append(f"| `{name}` | {r.inputs_text()} | {_ABBREV[r.out]} | "
+                         f"{r.condition or 'always'} |")
+    return "\n".join(lines) + "\n"
