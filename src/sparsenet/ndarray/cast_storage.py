@@ -120,9 +120,14 @@ def copy_into(src, dst):
     if tuple(src.shape) != tuple(dst.shape):
         raise ValueError(f"copyto: shape mismatch, source {src.shape} vs destination "
                          f"{dst.shape}")
+    if src is dst:
+        return dst
     with _grad_ctx():
         if dst.stype == DEFAULT:
-            dst._t.copy_(to_dense_tensor(src))
+            t = to_dense_tensor(src)
+            if not (t.data_ptr() == dst._t.data_ptr() and t.stride() == dst._t.stride()
+                    and t.dtype == dst._t.dtype):  # an in-place kernel already wrote it
+                dst._t.copy_(t)
             return dst
         casted = src if src.stype == dst.stype else cast_storage(src, dst.stype)
         parts = [p.to(device=dst.device) for p in casted._parts()]
