@@ -109,14 +109,19 @@ def _check_policy(policy):
     return policy
 
 
-def report_fallback(op_name, stypes, detail=""):
+def report_fallback(op_name, stypes, detail="", key=None, count=True):
     """Record one fallback of ``op_name`` on input storage types ``stypes`` and apply the policy.
 
     Called by the operator registry and the symbolic executor; users do not call it.
+    ``key`` is what the once-only warning is keyed on (default: the operator and
+    its input storage types; the executor passes the graph node so that each
+    node warns once); ``count=False`` warns without counting an execution.
     """
-    key = (op_name, tuple(stypes))
-    with _lock:
-        _counts[key] += 1
+    sig_key = (op_name, tuple(stypes))
+    key = sig_key if key is None else key
+    if count:
+        with _lock:
+            _counts[sig_key] += 1
     policy = get_storage_fallback()
     if policy == "silent":
         return
@@ -132,7 +137,8 @@ def report_fallback(op_name, stypes, detail=""):
         if key in _warned:
             return
         _warned.add(key)
-    warnings.warn(msg + " This warning is shown once per signature; set "
+    once = "signature" if key is sig_key else "graph node"
+    warnings.warn(msg + f" This warning is shown once per {once}; set "
                   "SPARSENET_STORAGE_FALLBACK=silent to hide it or =error to forbid fallbacks.",
                   StorageFallbackWarning, stacklevel=4)
 

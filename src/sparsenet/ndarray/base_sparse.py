@@ -154,9 +154,19 @@ class BaseSparseNDArray(NDArray):
         assign_all(self, value)
 
     def _wrap_grad(self, g):
-        """The gradient with respect to the values, with this array's structure."""
+        """The gradient with respect to the values, with this array's structure.
+
+        A sparse COO ``g`` (rows = positions among the stored rows, e.g. from a
+        sparse ``embedding_bag`` over a row_sparse weight's values) keeps only the
+        rows it touches.
+        """
         from .cast_storage import cast_storage
         gstype = self._grad.stype if self._grad is not None else self.stype
+        if g.is_sparse:
+            g = g.coalesce()
+            out = type(self)._from_parts(g.values(), self._indices[g.indices()[0]], self._shape) \
+                if self.stype == "row_sparse" else self._with_data(g.to_dense())
+            return out if gstype == out.stype else cast_storage(out, gstype)
         out = self._with_data(g)
         return out if gstype == self.stype else cast_storage(out, gstype)
 

@@ -181,7 +181,8 @@ def _dot_csr_rsp(lhs, rhs, **p):
     if rhs._data.shape[0] == 0 or values.numel() == 0:
         return NDArray(torch.zeros(lhs.shape[0], rhs.shape[1], dtype=rhs._data.dtype,
                                    device=rhs.device))
-    out = F.embedding_bag(pos, rhs._data, lhs._indptr[:-1], mode="sum", per_sample_weights=values)
+    out = F.embedding_bag(pos, rhs._data, lhs._indptr[:-1], mode="sum", per_sample_weights=values,
+                          sparse=_wants_sparse_grad(rhs))  # gradient: only the rows touched
     return NDArray(out)
 
 

@@ -11,13 +11,14 @@ gradient buffer is row_sparse.
 array([[1., 1., 1.],
        [2., 2., 2.]], dtype=float32)
 """
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from .. import autograd
 from ..ndarray.ndarray import NDArray
 from .dot import csr_dense_t_mm
-from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, input_shapes, rule
 
 __all__ = ["FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU"]
 
@@ -59,6 +60,18 @@ rule(FullyConnected, CSR, DEFAULT, out=DEFAULT)(_fc_csr)
 rule(FullyConnected, CSR, DEFAULT, DEFAULT, out=DEFAULT)(_fc_csr)
 
 
+@input_shapes(FullyConnected)
+def _fc_input_shapes(shapes, params):
+    data, weight, bias = (list(shapes) + [None] * 3)[:3]
+    n = params["num_hidden"]
+    if data is not None and weight is None and n:
+        features = int(np.prod(data[1:])) if params["flatten"] else data[-1]
+        weight = (n, features)
+    if bias is None and n and not params["no_bias"]:
+        bias = (n,)
+    return [data, weight, bias][:max(len(shapes), 2 if params["no_bias"] else 3)]
+
+
 @defop
 def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # noqa: N802
               sparse_grad=False):
@@ -86,6 +99,14 @@ def _checked_ids(data, n):
             bad = lo if lo < 0 else hi
             raise IndexError(f"Embedding: id {bad} is out of range [0, {n}) (input_dim={n})")
     return ids
+
+
+@input_shapes(Embedding)
+def _embedding_input_shapes(shapes, params):
+    data, weight = shapes
+    if weight is None and params["input_dim"] and params["output_dim"]:
+        weight = (params["input_dim"], params["output_dim"])
+    return [data, weight]
 
 
 @rule(Embedding, DEFAULT, DEFAULT, out=DEFAULT)

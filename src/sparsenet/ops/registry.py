@@ -38,8 +38,8 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, wrap
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
 
-__all__ = ["Operator", "Many", "defop", "rule", "get_op", "list_ops", "OPERATORS",
-           "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
+__all__ = ["Operator", "Many", "defop", "rule", "input_shapes", "get_op", "list_ops",
+           "OPERATORS", "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
 OPERATORS = {}
 _ABBREV = {DEFAULT: "dns", CSR: "csr", ROW_SPARSE: "rsp"}
@@ -125,6 +125,7 @@ class Operator:
         self._has_forward_stype = "forward_stype" in self.defaults
         self._rules = {}
         self._many_rules = []
+        self.input_shapes = None  # see input_shapes(): completes unknown input shapes
         OPERATORS[self.name] = self
 
     # ------------------------------------------------------------------ documentation
@@ -373,6 +374,25 @@ def rule(op, *stypes, out, when=None):
 
     def register(fn):
         op.add_rule(pattern, out, when, fn)
+        return fn
+    return register
+
+
+def input_shapes(op):
+    """Attach to ``op`` the rule that completes unknown input shapes (symbolic shape inference).
+
+    The decorated function receives the list of input shapes (a tuple, or None
+    when unknown) and the parameter dict, and returns the list with the shapes
+    it can deduce filled in (e.g. ``FullyConnected``'s weight from ``num_hidden``
+    and the data shape). Output shapes come from the dense definition itself.
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> get_op('FullyConnected').input_shapes([(8, 5), None, None], {'num_hidden': 3,
+    ...                                        'no_bias': False, 'flatten': True})
+    [(8, 5), (3, 5), (3,)]
+    """
+    def register(fn):
+        op.input_shapes = fn
         return fn
     return register
 

@@ -1,0 +1,297 @@
+"""Shape, dtype and storage-type inference over a Symbol graph.
+
+* Shapes and dtypes: each operator's dense definition (``op.fn``) runs on torch
+  *meta* tensors (no memory, no compute), so the inferred output shapes and
+  dtypes are by construction those of the eager path. Unknown input shapes are
+  first completed by the operator's ``input_shapes`` rule when it has one
+  (``FullyConnected``'s weight and bias, ``Embedding``'s weight, a loss output's
+  label), which is how ``simple_bind(data=(32, 100))`` sizes the parameters.
+* Storage types: each node asks its operator's rule rows
+  (:meth:`~sparsenet.ops.registry.Operator.infer_storage`) — the rows the eager
+  call dispatches on — and records whether it runs a sparse kernel, the dense
+  kernel, or a storage fallback.
+
+>>> import sparsenet as mx
+>>> x = mx.sym.var('x', stype='csr'); w = mx.sym.var('w', stype='row_sparse')
+>>> y = mx.sym.broadcast_add(mx.sym.dot(x, w), mx.sym.var('b'))
+>>> y.infer_shape(x=(4, 10), w=(10, 2), b=(1, 2))
+([(4, 10), (10, 2), (1, 2)], [(4, 2)], [])
+>>> y.infer_storage_type()
+(['csr', 'row_sparse', 'default'], ['default'], [])
+"""
+import warnings
+
+import numpy as np
+import torch
+
+from ..base import SparsenetError, numpy_dtype, torch_dtype
+from ..ndarray.stype import DEFAULT, ROW_SPARSE, STYPES
+
+__all__ = ["infer_shape", "infer_type", "infer_storage_type", "propagate", "storage_plan",
+           "arg_storage_types", "grad_storage_type", "NodeStorage", "InferenceError", "KERNEL",
+           "DENSE", "FALLBACK"]
+
+KERNEL, DENSE, FALLBACK = "sparse kernel", "dense kernel", "storage fallback"
+
+
+class InferenceError(SparsenetError, ValueError):
+    """An operator node rejects the shapes or dtypes of its inputs."""
+
+
+def _given(symbol, args, kwargs, what):
+    """Map positional and keyword values to argument names; reject unknown names."""
+    names = symbol.list_arguments()
+    out = {}
+    if args:
+        if len(args) > len(names):
+            raise ValueError(f"{what}: got {len(args)} positional values for {len(names)} "
+                             f"arguments {names}")
+        out.update({n: a for n, a in zip(names, args) if a is not None})
+    unknown = [k for k in kwargs if k not in names]
+    if unknown:
+        raise ValueError(f"{what}: {unknown} are not arguments of the symbol; its arguments "
+                         f"are {names}")
+    out.update({k: v for k, v in kwargs.items() if v is not None})
+    return out
+
+
+def _shape(s):
+    if isinstance(s, (int, np.integer)):
+        return (int(s),)
+    return tuple(int(d) for d in s)
+
+
+# ---------------------------------------------------------------------- shapes and dtypes
+def _run_dense(node, params, shapes, dtypes):
+    """Output shapes and dtypes of ``node`` from its dense definition on meta tensors."""
+    op = node.op
+
+    def run(device):
+        tensors = [torch.zeros(s, dtype=torch_dtype(d), device=device) if device == "cpu"
+                   else torch.empty(s, dtype=torch_dtype(d), device=device)
+                   for s, d in zip(shapes, dtypes)]
+        with torch.no_grad():
+            res = op.fn(*tensors, **params)
+        res = list(res) if isinstance(res, (list, tuple)) else [res]
+        return ([tuple(r.shape) if r.dim() else (1,) for r in res],
+                [numpy_dtype(r.dtype).name for r in res])
+
+    try:
+        return run("meta")
+    except Exception as meta_error:  # data-dependent checks cannot run on meta tensors
+        if not _is_meta_limitation(meta_error):
+            raise _node_error(node, shapes, dtypes, meta_error) from None
+    try:
+        return run("cpu")
+    except Exception as e:
+        raise _node_error(node, shapes, dtypes, e) from None
+
+
+def _is_meta_limitation(e):
+    text = str(e).lower()
+    return isinstance(e, NotImplementedError) or "meta" in text or "item()" in text
+
+
+def _node_error(node, shapes, dtypes, e):
+    inputs = ", ".join(f"{c.name}{list(s)}:{d}" for (c, _), s, d in
+                       zip(node.inputs, shapes, dtypes))
+    return InferenceError(f"operator {node.op.name} (node '{node.name}') rejects its inputs "
+                          f"({inputs}): {e}")
+
+
+def propagate(symbol, shapes=None, dtypes=None):
+    """Infer what can be inferred; return ``(arg_shapes, arg_dtypes, entry_shapes, entry_dtypes)``.
+
+    ``shapes``/``dtypes`` map argument names to known values. The result maps
+    argument names, and ``(node id, output index)`` entries, to shapes (None when
+    unknown) and dtype names. Raises :class:`InferenceError` when an operator
+    rejects the shapes it is given.
+    """
+    shapes, dtypes = dict(shapes or {}), dict(dtypes or {})
+    nodes = symbol._nodes()
+    arg_shape, arg_dtype = {}, {}
+    for n in nodes:
+        if n.op is None:
+            given = shapes.get(n.name)
+            arg_shape[n.name] = _shape(given) if given is not None else n.shape()
+            d = dtypes.get(n.name)
+            arg_dtype[n.name] = numpy_dtype(d).name if d is not None else n.dtype()
+    entry_shape, entry_dtype = {}, {}
+    bound = {id(n): n.op.bind_params(n.params) for n in nodes if n.op is not None}
+
+    def get(c, i):
+        if c.op is None:
+            return arg_shape[c.name], arg_dtype[c.name]
+        return entry_shape.get((id(c), i)), entry_dtype.get((id(c), i))
+
+    for _ in range(len(nodes) + 1):
+        changed = False
+        for n in nodes:
+            if n.op is None or (id(n), 0) in entry_shape:
+                continue
+            params = bound[id(n)]
+            ins = [get(c, i) for c, i in n.inputs]
+            in_shapes = [s for s, _ in ins]
+            if n.op.input_shapes is not None and any(s is None for s in in_shapes):
+                filled = n.op.input_shapes(list(in_shapes), params)
+                for (c, _), old, new in zip(n.inputs, in_shapes, filled):
+                    if old is None and new is not None and c.op is None:
+                        arg_shape[c.name] = tuple(int(d) for d in new)
+                        changed = True
+                ins = [get(c, i) for c, i in n.inputs]
+                in_shapes = [s for s, _ in ins]
+            known = [d for _, d in ins if d is not None]
+            for c, _ in n.inputs:
+                if c.op is None and arg_dtype[c.name] is None:
+                    arg_dtype[c.name] = known[0] if known else "float32"
+                    changed = True
+            ins = [get(c, i) for c, i in n.inputs]
+            if any(s is None for s, _ in ins) or any(d is None for _, d in ins):
+                continue
+            out_shapes, out_dtypes = _run_dense(n, params, [s for s, _ in ins],
+                                                [d for _, d in ins])
+            for i, (s, d) in enumerate(zip(out_shapes, out_dtypes)):
+                entry_shape[(id(n), i)], entry_dtype[(id(n), i)] = s, d
+            changed = True
+        if not changed:
+            break
+    return arg_shape, arg_dtype, entry_shape, entry_dtype
+
+
+def _outputs(symbol, arg_values, entry_values):
+    out = []
+    for node, i in symbol._outputs:
+        out.append(arg_values[node.name] if node.op is None else entry_values.get((id(node), i)))
+    return out
+
+
+def infer_shape(symbol, args, kwargs, partial=False):
+    """See :meth:`Symbol.infer_shape`."""
+    given = _given(symbol, args, kwargs, "infer_shape")
+    arg_shape, _, entry_shape, _ = propagate(symbol, shapes=given)
+    names = symbol.list_arguments()
+    args_out = [arg_shape[n] for n in names]
+    outs = _outputs(symbol, arg_shape, entry_shape)
+    if partial:
+        return [s or () for s in args_out], [s or () for s in outs], []
+    missing = [n for n, s in zip(names, args_out) if s is None]
+    if missing or any(s is None for s in outs):
+        warnings.warn("Cannot decide shape for the following arguments (give them to "
+                      "infer_shape or declare Variable(shape=...)): " + ", ".join(missing),
+                      stacklevel=3)
+        return None, None, None
+    return args_out, outs, []
+
+
+def infer_type(symbol, args, kwargs):
+    """See :meth:`Symbol.infer_type`."""
+    given = _given(symbol, args, kwargs, "infer_type")
+    dtypes = {k: numpy_dtype(v).name for k, v in given.items()}
+    _, arg_dtype, _, entry_dtype = _propagate_types(symbol, dtypes)
+    names = symbol.list_arguments()
+    as_type = lambda d: np.dtype(d or "float32").type  # noqa: E731
+    return ([as_type(arg_dtype[n]) for n in names],
+            [as_type(d) for d in _outputs(symbol, arg_dtype, entry_dtype)], [])
+
+
+def _propagate_types(symbol, dtypes):
+    """Types need shapes for the meta run; nodes whose shapes are unknown use a rule.
+
+    The rule: an operator with a ``dtype`` parameter gives that dtype, any other
+    gives the dtype of its first input.
+    """
+    arg_shape, arg_dtype, entry_shape, entry_dtype = propagate(symbol, dtypes=dtypes)
+    for n in symbol._nodes():
+        if n.op is None or (id(n), 0) in entry_dtype:
+            continue
+        first = n.inputs[0] if n.inputs else None
+        d = n.params.get("dtype")
+        if d is None and first is not None:
+            c, i = first
+            d = arg_dtype[c.name] if c.op is None else entry_dtype.get((id(c), i))
+        for i in range(n.num_outputs()):
+            entry_dtype[(id(n), i)] = numpy_dtype(d).name if d is not None else "float32"
+    for name, d in arg_dtype.items():
+        if d is None:
+            arg_dtype[name] = "float32"
+    return arg_shape, arg_dtype, entry_shape, entry_dtype
+
+
+# ---------------------------------------------------------------------- storage types
+class NodeStorage:
+    """The storage decision of one operator node: input and output stypes, dispatch kind."""
+
+    __slots__ = ("node", "in_stypes", "out_stype", "dispatch")
+
+    def __init__(self, node, in_stypes, out_stype, dispatch):
+        self.node, self.in_stypes = node, tuple(in_stypes)
+        self.out_stype, self.dispatch = out_stype, dispatch
+
+    def __repr__(self):
+        return (f"{self.node.op.name} '{self.node.name}': ({', '.join(self.in_stypes)}) -> "
+                f"{self.out_stype} [{self.dispatch}]")
+
+
+def storage_plan(symbol, arg_stypes):
+    """Per-node storage decisions from the registry rows, inputs before users.
+
+    Returns ``(plan, entry_stypes)``: ``plan`` is a list of :class:`NodeStorage`
+    for the operator nodes; ``entry_stypes`` maps ``(node id, output index)`` and
+    argument names to storage types.
+    """
+    stypes = dict(arg_stypes)
+    plan = []
+    for n in symbol._nodes():
+        if n.op is None:
+            stypes.setdefault(n.name, n.stype())
+            continue
+        ins = [stypes[c.name] if c.op is None else stypes[(id(c), i)] for c, i in n.inputs]
+        params = n.op.bind_params(n.params)
+        out, ok = n.op.infer_storage(ins, params)
+        if not ok:
+            dispatch = FALLBACK
+        elif n.op.find_rule(tuple(ins), params) is not None and (
+                any(s != DEFAULT for s in ins) or out != DEFAULT):
+            dispatch = KERNEL
+        else:
+            dispatch = DENSE
+        for i in range(n.num_outputs()):
+            stypes[(id(n), i)] = out
+        plan.append(NodeStorage(n, ins, out, dispatch))
+    return plan, stypes
+
+
+def arg_storage_types(symbol, given=None):
+    """Each argument's stype: the given one, else its Variable's, else 'default'."""
+    given = dict(given or {})
+    out = {}
+    for n in symbol._arg_nodes():
+        s = given.get(n.name, n.stype())
+        if s not in STYPES:
+            raise ValueError(f"argument '{n.name}': storage type must be one of {STYPES}, "
+                             f"got {s!r}")
+        out[n.name] = s
+    return out
+
+
+def infer_storage_type(symbol, args, kwargs):
+    """See :meth:`Symbol.infer_storage_type`."""
+    given = _given(symbol, args, kwargs, "infer_storage_type")
+    arg_stypes = arg_storage_types(symbol, given)
+    _, stypes = storage_plan(symbol, arg_stypes)
+    names = symbol.list_arguments()
+    outs = [stypes[n.name] if n.op is None else stypes[(id(n), i)] for n, i in symbol._outputs]
+    return [arg_stypes[n] for n in names], outs, []
+
+
+def grad_storage_type(arg_stype):
+    """Storage type of an argument's gradient buffer allocated by ``simple_bind``.
+
+    A row_sparse argument gets a row_sparse gradient (only the rows a batch
+    touches, e.g. the weight of ``dot(csr, weight)``); any other gets a dense one.
+
+    >>> grad_storage_type('row_sparse'), grad_storage_type('csr')
+    ('row_sparse', 'default')
+    """
+    return ROW_SPARSE if arg_stype == ROW_SPARSE else DEFAULT
+

@@ -1,0 +1,231 @@
+"""Symbolic operators: every operator of the registry, callable on Symbols.
+
+:class:`SymbolOperator` holds one registry :class:`~sparsenet.ops.registry.Operator`
+and, when called on Symbols, adds a node to the graph; nothing is computed.
+The table :data:`SYMBOL_OPS` is built by one loop over the registry (plus the
+``mx.nd`` names that alias registry operators, e.g. ``broadcast_plus``), so
+``mx.sym`` and ``mx.nd`` can never disagree on which operators exist, their
+inputs or their parameters.
+
+Missing array inputs become new variables named ``<node>_<input>``, as in MXNet
+(``FullyConnected(data, num_hidden=4, name='fc')`` creates ``fc_weight`` and
+``fc_bias``; ``SoftmaxOutput(..., name='out')`` creates ``out_label``).
+
+>>> import sparsenet as mx
+>>> fc = mx.sym.FullyConnected(mx.sym.var('data'), num_hidden=4, name='fc')
+>>> fc.list_arguments()
+['data', 'fc_weight', 'fc_bias']
+>>> mx.sym.dot is mx.sym.sparse.dot
+True
+"""
+import numbers
+
+import numpy as np
+
+from ..ops import registry
+from .symbol import Symbol, _Node, new_node_name
+
+__all__ = ["SymbolOperator", "SYMBOL_OPS", "SPARSE_SYMBOL_OPS", "apply", "maximum", "minimum",
+           "power", "pow", "hypot"]
+
+
+class SymbolOperator:
+    """A registry operator applied to Symbols: ``op(*symbols, name=None, attr=None, **params)``.
+
+    Inputs are given positionally (in the operator's input order) or by
+    input name; parameters by keyword (or positionally after the inputs, as
+    ``mx.nd`` accepts). Returns a Symbol with the operator's outputs.
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> op = mx.sym.elemwise_add
+    >>> op.operator.name, op.operator.input_names
+    ('elemwise_add', ('lhs', 'rhs'))
+    >>> op(mx.sym.var('a'), mx.sym.var('b'), name='s').list_outputs()
+    ['s_output']
+    """
+
+    def __init__(self, operator):
+        self.operator = operator
+        self.__name__ = operator.name
+        self.__qualname__ = operator.name
+        self.__module__ = "sparsenet.symbol"
+
+    @property
+    def __doc__(self):
+        return self.operator.__doc__
+
+    def __repr__(self):
+        return f"<symbol operator {self.operator.name}>"
+
+    def __call__(self, *args, name=None, attr=None, **kwargs):
+        op = self.operator
+        if op.variadic:
+            inputs, params = _variadic_inputs(op, args, kwargs)
+        else:
+            inputs, params = _named_inputs(op, args, kwargs)
+        return apply(op, inputs, params, name=name, attr=attr)
+
+
+def _check_symbol(x, opname, what):
+    if not isinstance(x, Symbol):
+        hint = (" (scalars go through the *_scalar operators or Python operators)"
+                if isinstance(x, (numbers.Number, np.generic)) else "")
+        raise TypeError(f"{opname}(): input '{what}' must be a Symbol, got "
+                        f"{type(x).__name__}{hint}")
+    if len(x._outputs) != 1:
+        raise ValueError(f"{opname}(): input '{what}' is a group of {len(x._outputs)} outputs; "
+                         f"pass one output (e.g. sym[0])")
+    return x
+
+
+def _variadic_inputs(op, args, kwargs):
+    if len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = tuple(args[0])
+    params = dict(kwargs)
+    num_args = params.pop("num_args", None)
+    if num_args is not None and int(num_args) != len(args):
+        raise ValueError(f"{op.name}(): num_args={num_args} but {len(args)} inputs were given")
+    for k in list(params):
+        if isinstance(params[k], Symbol):
+            raise TypeError(f"{op.name}(): a variadic operator takes its inputs positionally, "
+                            f"got Symbol for keyword '{k}'")
+    return [_check_symbol(a, op.name, f"#{i}") for i, a in enumerate(args)], params
+
+
+def _named_inputs(op, args, kwargs):
+    n = len(op.input_names)
+    params = dict(kwargs)
+    extra = args[n:]
+    if extra:
+        names = [k for k in op.defaults]
+        if len(extra) > len(names):
+            raise TypeError(f"{op.name}() takes {n} inputs and {len(names)} parameters, got "
+                            f"{len(args)} positional arguments")
+        for k, v in zip(names, extra):
+            if k in params:
+                raise TypeError(f"{op.name}() got multiple values for '{k}'")
+            params[k] = v
+    inputs = list(args[:n]) + [None] * (n - min(len(args), n))
+    for i, k in enumerate(op.input_names):
+        if k in params:
+            if inputs[i] is not None:
+                raise TypeError(f"{op.name}() got multiple values for input '{k}'")
+            inputs[i] = params.pop(k)
+    for k, v in params.items():
+        if isinstance(v, Symbol):
+            raise TypeError(f"{op.name}() has no input named '{k}'; its inputs are "
+                            f"{list(op.input_names)}")
+    return inputs, params
+
+
+def _optional(op, input_name, params):
+    """An input that is left out (not auto-created), e.g. FullyConnected's bias with no_bias."""
+    flag = f"no_{input_name}"
+    return flag in op.defaults and params.get(flag, op.defaults[flag])
+
+
+def apply(op, inputs, params, name=None, attr=None, hint=None):
+    """Add a node applying ``op`` (an Operator or its name) to ``inputs``; return its Symbol.
+
+    ``None`` inputs become new variables ``<node>_<input name>`` unless the
+    operator's ``no_<input>`` parameter is set.
+
+    >>> import sparsenet as mx
+    >>> apply('relu', [mx.sym.var('x')], {}, name='r').list_outputs()
+    ['r_output']
+    """
+    if isinstance(op, str):
+        op = registry.get_op(op)
+    if attr is not None and not isinstance(attr, dict):
+        raise TypeError(f"{op.name}(): attr must be a dict of str to str, got "
+                        f"{type(attr).__name__}")
+    bound = op.bind_params({k: v for k, v in params.items()})  # validates names
+    explicit = {k: bound[k] for k in params if k in op.defaults}
+    node_name = new_node_name(name, hint or op.name.lower())
+    edges = []
+    if op.variadic:
+        edges = [_check_symbol(s, op.name, f"#{i}")._outputs[0] for i, s in enumerate(inputs)]
+    else:
+        names = op.input_names
+        for i, s in enumerate(inputs):
+            if s is None:
+                if _optional(op, names[i], bound):
+                    continue
+                s = Symbol([(_Node(None, f"{node_name}_{names[i]}"), 0)])
+            edges.append(_check_symbol(s, op.name, names[i])._outputs[0])
+    attrs = {k: str(v) for k, v in (attr or {}).items()}
+    node = _Node(op, node_name, params=explicit, inputs=edges, attrs=attrs)
+    return Symbol([(node, i) for i in range(node.num_outputs())])
+
+
+def _build_tables():
+    """One loop over the registry (and the ``mx.nd`` aliases of registry operators)."""
+    from .. import ndarray as nd
+    from ..ndarray import sparse as nd_sparse
+    wrapped = {}
+
+    def wrap(operator):
+        if operator.name not in wrapped:
+            wrapped[operator.name] = SymbolOperator(operator)
+        return wrapped[operator.name]
+
+    table = {}
+    for opname in registry.list_ops():
+        table[opname] = wrap(registry.OPERATORS[opname])
+    for alias in nd.__all__:
+        obj = getattr(nd, alias)
+        if isinstance(obj, registry.Operator):
+            table.setdefault(alias, wrap(obj))
+    sparse_table = {}
+    for alias in nd_sparse.__all__:
+        obj = getattr(nd_sparse, alias)
+        if isinstance(obj, registry.Operator):
+            sparse_table[alias] = wrap(obj)
+    return table, sparse_table
+
+
+SYMBOL_OPS, SPARSE_SYMBOL_OPS = _build_tables()
+
+
+# ---------------------------------------------------------------------- scalar-or-symbol helpers
+def _either(lhs, rhs, array_op, scalar_op, rscalar_op, fn):
+    if isinstance(lhs, Symbol) and isinstance(rhs, Symbol):
+        return SYMBOL_OPS[array_op](lhs, rhs)
+    if isinstance(lhs, Symbol):
+        return SYMBOL_OPS[scalar_op](lhs, scalar=float(rhs))
+    if isinstance(rhs, Symbol):
+        return SYMBOL_OPS[rscalar_op](rhs, scalar=float(lhs))
+    return fn(lhs, rhs)
+
+
+def maximum(left, right):
+    """Elementwise maximum of Symbols and/or scalars.
+
+    >>> import sparsenet as mx
+    >>> maximum(mx.sym.var('x'), 0).eval(x=mx.nd.array([-1.0, 2.0]))[0].asnumpy()
+    array([0., 2.], dtype=float32)
+    """
+    return _either(left, right, "broadcast_maximum", "_maximum_scalar", "_maximum_scalar",
+                   max)
+
+
+def minimum(left, right):
+    """Elementwise minimum of Symbols and/or scalars."""
+    return _either(left, right, "broadcast_minimum", "_minimum_scalar", "_minimum_scalar",
+                   min)
+
+
+def power(base, exp):
+    """``base ** exp`` elementwise for Symbols and/or scalars."""
+    return _either(base, exp, "broadcast_power", "_power_scalar", "_rpower_scalar",
+                   lambda a, b: a ** b)
+
+
+pow = power  # noqa: A001 - MXNet's name
+
+
+def hypot(left, right):
+    """``sqrt(left**2 + right**2)`` elementwise for two Symbols."""
+    return SYMBOL_OPS["broadcast_hypot"](left, right)
