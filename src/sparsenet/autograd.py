@@ -188,11 +188,25 @@ def _head_tensors(heads, head_grads):
                 "cannot differentiate: the head array was not computed inside "
                 "autograd.record() from a variable with attach_grad()")
         outs.append(t)
-        if hg is None:
-            grads.append(torch.ones_like(t))
-        else:
-            grads.append(hg._autograd_tensor().to(t.dtype).expand_as(t))
+        grads.append(torch.ones_like(t) if hg is None else head_grad_tensor(h, hg))
     return outs, grads
+
+
+def head_grad_tensor(head, head_grad):
+    """``head_grad`` as the gradient of ``head``'s autograd tensor.
+
+    A sparse head differentiates through its stored values, so a head gradient
+    given densely (any storage type) is read at the head's stored positions.
+    """
+    t = head._autograd_tensor()
+    if head.stype == "default":
+        return head_grad._dense_tensor().to(device=t.device, dtype=t.dtype).expand_as(t)
+    g = head_grad._dense_tensor().to(device=t.device, dtype=t.dtype)
+    if tuple(g.shape) != tuple(head.shape):
+        g = g.expand(head.shape)
+    if head.stype == "csr":
+        return g[head.row_ids(), head._indices]
+    return g.index_select(0, head._indices)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: A002

@@ -352,9 +352,7 @@ class Executor:
                 continue
             outs.append(t)
             g = out_grads[k] if out_grads is not None else None
-            grads.append(torch.ones_like(t) if g is None
-                         else g._autograd_tensor().to(device=t.device, dtype=t.dtype)
-                         .expand_as(t))
+            grads.append(torch.ones_like(t) if g is None else autograd.head_grad_tensor(h, g))
         owners = [(a, g, req) for a, g, req in zip(self.arg_arrays, self.grad_arrays,
                                                    self._grad_req) if req != "null"]
         leaves = [a._autograd_tensor() for a, _, _ in owners]

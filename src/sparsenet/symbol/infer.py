@@ -1,8 +1,9 @@
 """Shape, dtype and storage-type inference over a Symbol graph.
 
-* Shapes and dtypes: each operator's dense definition (``op.fn``) runs on torch
-  *meta* tensors (no memory, no compute), so the inferred output shapes and
-  dtypes are by construction those of the eager path. Unknown input shapes are
+* Shapes and dtypes: each operator's dense definition (``op.fn``) runs on
+  stride-0 zero tensors (one element each, expanded to the input shapes), so
+  the inferred output shapes and dtypes are by construction those of the eager
+  path. Unknown input shapes are
   first completed by the operator's ``input_shapes`` rule when it has one
   (``FullyConnected``'s weight and bias, ``Embedding``'s weight, a loss output's
   label), which is how ``simple_bind(data=(32, 100))`` sizes the parameters.
@@ -63,33 +64,22 @@ def _shape(s):
 
 # ---------------------------------------------------------------------- shapes and dtypes
 def _run_dense(node, params, shapes, dtypes):
-    """Output shapes and dtypes of ``node`` from its dense definition on meta tensors."""
-    op = node.op
+    """Output shapes and dtypes of ``node``: its dense definition on stride-0 zero tensors.
 
-    def run(device):
-        tensors = [torch.zeros(s, dtype=torch_dtype(d), device=device) if device == "cpu"
-                   else torch.empty(s, dtype=torch_dtype(d), device=device)
-                   for s, d in zip(shapes, dtypes)]
+    Each input is one zero expanded to its shape (no memory, whatever the
+    shape); only the outputs are materialised. Torch's meta tensors would do the
+    same without computing, but their first use imports torch's Python meta
+    registrations (seconds), which every first ``simple_bind`` would pay.
+    """
+    tensors = [torch.zeros((), dtype=torch_dtype(d)).expand(s) for s, d in zip(shapes, dtypes)]
+    try:
         with torch.no_grad():
-            res = op.fn(*tensors, **params)
-        res = list(res) if isinstance(res, (list, tuple)) else [res]
-        return ([tuple(r.shape) if r.dim() else (1,) for r in res],
-                [numpy_dtype(r.dtype).name for r in res])
-
-    try:
-        return run("meta")
-    except Exception as meta_error:  # data-dependent checks cannot run on meta tensors
-        if not _is_meta_limitation(meta_error):
-            raise _node_error(node, shapes, dtypes, meta_error) from None
-    try:
-        return run("cpu")
-    except Exception as e:
+            res = node.op.fn(*tensors, **params)
+    except Exception as e:  # the operator's own message says what is wrong
         raise _node_error(node, shapes, dtypes, e) from None
-
-
-def _is_meta_limitation(e):
-    text = str(e).lower()
-    return isinstance(e, NotImplementedError) or "meta" in text or "item()" in text
+    res = list(res) if isinstance(res, (list, tuple)) else [res]
+    return ([tuple(r.shape) if r.dim() else (1,) for r in res],
+            [numpy_dtype(r.dtype).name for r in res])
 
 
 def _node_error(node, shapes, dtypes, e):
@@ -195,7 +185,7 @@ def infer_type(symbol, args, kwargs):
 
 
 def _propagate_types(symbol, dtypes):
-    """Types need shapes for the meta run; nodes whose shapes are unknown use a rule.
+    """Types need shapes for the dense run; nodes whose shapes are unknown use a rule.
 
     The rule: an operator with a ``dtype`` parameter gives that dtype, any other
     gives the dtype of its first input.
