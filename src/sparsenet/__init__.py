@@ -19,9 +19,11 @@ from . import symbol
 from . import symbol as sym
 from .symbol import name
 from . import metric, model, callback
+from . import module
+from . import module as mod
 
 __version__ = "0.1.0"
 
 __all__ = ["base", "config", "context", "MXNetError", "SparsenetError", "Context", "cpu", "gpu",
            "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
-           "test_utils", "symbol", "sym", "name", "metric", "model", "callback"]
+           "test_utils", "symbol", "sym", "name", "metric", "model", "callback", "module", "mod"]

@@ -1,0 +1,525 @@
+"""``mx.mod.Module``: a Symbol, its executor, its parameters and an optimizer.
+
+Row_sparse parameters (``Variable(stype='row_sparse')``) are initialised with
+every row stored; their gradients hold only the rows a batch touches, and
+``update`` hands those row_sparse gradients to the optimizer, so its lazy
+update runs. Checkpoints keep storage types and are written atomically.
+
+>>> import numpy as np, sparsenet as mx
+>>> x = mx.sym.var('data', stype='csr')
+>>> w = mx.sym.var('w', stype='row_sparse', shape=(4, 1))
+>>> out = mx.sym.LinearRegressionOutput(mx.sym.dot(x, w), name='lro')
+>>> mod = mx.mod.Module(out, data_names=['data'], label_names=['lro_label'])
+>>> mod.bind(data_shapes=[('data', (2, 4))], label_shapes=[('lro_label', (2, 1))])
+>>> mod.init_params(mx.init.One())
+>>> mod.get_params()[0]['w'].indices.asnumpy()
+array([0, 1, 2, 3])
+"""
+import logging
+import os
+import warnings
+
+import numpy as np
+import torch
+
+from ..context import as_context, cpu
+from ..ndarray.creation import zeros
+from ..ndarray.ndarray import NDArray
+from ..ndarray.row_sparse import RowSparseNDArray
+from ..ndarray.stype import ROW_SPARSE
+from ..symbol.executor import simple_bind
+from ..symbol.symbol import _visible_attrs
+from .base_module import BaseModule, parse_data_desc
+
+__all__ = ["Module"]
+
+
+def _names(value, default):
+    if value is None:
+        return list(default)
+    return [value] if isinstance(value, str) else list(value)
+
+
+class Module(BaseModule):
+    """A module computing ``symbol``: bind shapes, initialise, train, predict, checkpoint.
+
+    Parameters
+    ----------
+    symbol : Symbol
+    data_names : list of str
+        Arguments fed from ``DataBatch.data``.
+    label_names : list of str
+        Arguments fed from ``DataBatch.label``.
+    logger : logging.Logger
+    context : Context or list of one Context
+    fixed_param_names : list of str, optional
+        Parameters that are not updated.
+    state_names : list of str, optional
+        Arguments that are states kept between batches (set with set_states).
+    """
+
+    def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),
+                 logger=logging, context=None, work_load_list=None, fixed_param_names=None,
+                 state_names=None, group2ctxs=None, compression_params=None):
+        super().__init__(logger=logger)
+        if isinstance(context, (list, tuple)):
+            if len(context) != 1:
+                raise ValueError(f"Module: sparsenet runs a module on one context, got "
+                                 f"{len(context)}; for data parallelism use a kvstore across "
+                                 f"processes (torchrun)")
+            context = context[0]
+        self._context = as_context(context) if context is not None else cpu()
+        self._symbol = symbol
+        self._data_names = _names(data_names, ())
+        self._label_names = _names(label_names, ())
+        self._state_names = _names(state_names, ())
+        self._fixed_param_names = _names(fixed_param_names, ())
+        args = symbol.list_arguments()
+        for kind, names in (("data", self._data_names), ("state", self._state_names),
+                            ("fixed_param", self._fixed_param_names)):
+            missing = [n for n in names if n not in args]
+            if missing:
+                raise ValueError(f"Module: {kind}_names {missing} are not arguments of the "
+                                 f"symbol; its arguments are {args}")
+        absent = [n for n in self._label_names if n not in args]
+        if absent:
+            warnings.warn(f"Module: label_names {absent} are not arguments of the symbol and "
+                          f"will be ignored", UserWarning, stacklevel=2)
+            self._label_names = [n for n in self._label_names if n in args]
+        inputs = set(self._data_names + self._label_names + self._state_names)
+        self._param_names = [n for n in args if n not in inputs]
+        self._aux_names = symbol.list_auxiliary_states()
+        self._output_names = symbol.list_outputs()
+        self._exec = None
+        self._data_shapes = self._label_shapes = None
+        self._optimizer = self._updater = self._kvstore = None
+        self._update_on_kvstore = False
+        self._preload_opt_states = None
+        self._arg_params = self._aux_params = None
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def data_names(self):
+        return list(self._data_names)
+
+    @property
+    def label_names(self):
+        return list(self._label_names)
+
+    @property
+    def output_names(self):
+        return list(self._output_names)
+
+    @property
+    def data_shapes(self):
+        self._check_bound("data_shapes")
+        return self._data_shapes
+
+    @property
+    def label_shapes(self):
+        self._check_bound("label_shapes")
+        return self._label_shapes
+
+    @property
+    def output_shapes(self):
+        self._check_bound("output_shapes")
+        return list(zip(self._output_names, [o.shape for o in self._exec.outputs]))
+
+    def _check_bound(self, what):
+        if not self.binded:
+            raise RuntimeError(f"{what}: call bind() first")
+
+    # ------------------------------------------------------------------ binding
+    def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
+             force_rebind=False, shared_module=None, grad_req="write"):
+        """Allocate the executor for the given input shapes.
+
+        Parameters
+        ----------
+        data_shapes, label_shapes : list of DataDesc or (name, shape)
+            Usually ``train_iter.provide_data`` / ``provide_label``.
+        for_training : bool
+            Allocate gradients (parameters get ``grad_req``).
+        inputs_need_grad : bool
+            Also compute gradients of the data inputs.
+        shared_module : Module, optional
+            Share parameter arrays with this bound module.
+        """
+        if self.binded and not force_rebind:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._data_shapes = parse_data_desc(self._data_names, data_shapes, "data")
+        if label_shapes is not None and not self._label_names:
+            label_shapes = None
+        self._label_shapes = parse_data_desc(self._label_names, label_shapes, "label")
+        shapes = {d.name: tuple(d.shape) for d in self._data_shapes}
+        types = {d.name: d.dtype for d in self._data_shapes if getattr(d, "dtype", None)}
+        for d in self._label_shapes or []:
+            shapes[d.name] = tuple(d.shape)
+            if getattr(d, "dtype", None):
+                types[d.name] = d.dtype
+        reqs = {}
+        for n in self._symbol.list_arguments():
+            if not for_training:
+                reqs[n] = "null"
+            elif n in self._param_names:
+                reqs[n] = "null" if n in self._fixed_param_names else grad_req
+            elif n in self._data_names:
+                reqs[n] = grad_req if inputs_need_grad else "null"
+            else:
+                reqs[n] = "null"
+        shared = shared_module._exec if shared_module is not None else None
+        if shared_module is not None and not shared_module.binded:
+            raise RuntimeError("bind: shared_module must be bound first")
+        self._exec = simple_bind(self._symbol, self._context, grad_req=reqs, type_dict=types,
+                                 shapes=shapes, shared_exec=shared)
+        self.binded = True
+        if shared_module is not None:
+            self.params_initialized = shared_module.params_initialized
+        elif self._arg_params is not None:  # from Module.load or set before binding
+            self._copy_params(self._arg_params, allow_missing=False, allow_extra=True)
+            self.params_initialized = True
+
+    def reshape(self, data_shapes, label_shapes=None):
+        """Re-bind for new input shapes, keeping the parameter arrays."""
+        self._check_bound("reshape")
+        self._data_shapes = parse_data_desc(self._data_names, data_shapes, "data")
+        self._label_shapes = parse_data_desc(self._label_names, label_shapes, "label")
+        shapes = {d.name: tuple(d.shape) for d in self._data_shapes + (self._label_shapes or [])}
+        self._exec = self._exec.reshape(partial_shaping=True, **shapes)
+
+    # ------------------------------------------------------------------ parameters
+    def init_params(self, initializer=None, arg_params=None, aux_params=None,
+                    allow_missing=False, force_init=False, allow_extra=False):
+        """Initialise the parameters: copy them from ``arg_params``, or run the initializer.
+
+        A variable's own ``init`` attribute wins over ``initializer``; a
+        row_sparse parameter is filled densely and stored with all its rows.
+        """
+        if self.params_initialized and not force_init:
+            warnings.warn("Parameters already initialized and force_init=False. init_params "
+                          "call ignored.", UserWarning, stacklevel=2)
+            return
+        self._check_bound("init_params")
+        if initializer is None and arg_params is None:
+            from .. import initializer as init_mod
+            initializer = init_mod.Uniform(0.01)
+        if aux_params:
+            raise ValueError(f"init_params: the symbol has no auxiliary states, got "
+                             f"{sorted(aux_params)}")
+        extra = [k for k in (arg_params or {}) if k not in self._param_names]
+        if extra and not allow_extra:
+            raise ValueError(f"init_params: {extra} are not parameters of the module; pass "
+                             f"allow_extra=True to ignore them")
+        nodes = {n.name: n for n in self._symbol._arg_nodes()}
+        arg_dict = self._exec.arg_dict
+        for name in self._param_names:
+            arr = arg_dict[name]
+            if arg_params is not None and name in arg_params:
+                self._assign(arr, arg_params[name])
+            elif arg_params is not None and not allow_missing:
+                raise RuntimeError(f"init_params: '{name}' is not in arg_params; pass "
+                                   f"allow_missing=True to initialise it with the initializer")
+            elif initializer is not None:
+                self._initialize(name, arr, nodes[name], initializer)
+            else:
+                raise RuntimeError(f"set_params: '{name}' is missing and no initializer was "
+                                   f"given")
+        self._arg_params, self._aux_params = None, None
+        self.params_initialized = True
+
+    def _initialize(self, name, arr, node, initializer):
+        from ..initializer import InitDesc
+        attrs = _visible_attrs(node)
+        if node.init is not None:
+            attrs["__init__"] = node.init
+        dense = zeros(arr.shape, ctx=arr.context, dtype=arr.dtype)
+        initializer(InitDesc(name, attrs=attrs), dense)
+        if arr.stype == ROW_SPARSE:  # every row stored, as MXNet (apache/mxnet#10835)
+            rows = torch.arange(arr.shape[0], device=dense.device)
+            arr._replace(RowSparseNDArray._from_parts(dense._t.detach(), rows, arr.shape))
+        else:
+            dense.copyto(arr)
+
+    @staticmethod
+    def _assign(arr, value):
+        if not isinstance(value, NDArray):
+            raise TypeError(f"parameter values must be NDArrays, got {type(value).__name__}")
+        if tuple(value.shape) != tuple(arr.shape):
+            raise ValueError(f"parameter shape {value.shape} does not match the bound shape "
+                             f"{arr.shape}")
+        with torch.no_grad():
+            value.as_in_context(arr.context).copyto(arr)
+
+    def _copy_params(self, arg_params, allow_missing, allow_extra):
+        self.init_params(initializer=None, arg_params=arg_params, allow_missing=allow_missing,
+                         force_init=True, allow_extra=allow_extra)
+
+    def get_params(self):
+        """``(arg_params, aux_params)``: CPU copies of the parameters (storage types kept)."""
+        self._check_ready("get_params")
+        self.sync()
+        arg_dict = self._exec.arg_dict
+        return {n: arg_dict[n].copyto(cpu()) for n in self._param_names}, {}
+
+    def set_params(self, arg_params, aux_params=None, allow_missing=False, force_init=True,
+                   allow_extra=False):
+        """Assign parameter values (see :meth:`init_params`)."""
+        if not self.binded:  # kept until bind()
+            self._arg_params, self._aux_params = dict(arg_params), dict(aux_params or {})
+            self.params_initialized = True
+            return
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=force_init,
+                         allow_extra=allow_extra)
+
+    def sync(self):
+        """Bring lazily updated weights up to date (optimizers with ``lazy_update='exact'``)."""
+        if self._updater is not None and hasattr(self._updater, "sync"):
+            self._updater.sync()
+
+    # ------------------------------------------------------------------ optimizer
+    def init_optimizer(self, kvstore="local", optimizer="sgd",
+                       optimizer_params=(("learning_rate", 0.01),), force_init=False):
+        """Create the optimizer (an instance or a registered name) and its updater.
+
+        One context and a 'local'/'device' kvstore need no kvstore: the module
+        updates its parameters itself. A KVStore object (or a 'dist_*' name)
+        updates on the store.
+        """
+        self._check_ready("init_optimizer")
+        if self.optimizer_initialized and not force_init:
+            warnings.warn("optimizer already initialized, ignoring...", UserWarning,
+                          stacklevel=2)
+            return
+        from .. import optimizer as opt
+        kv = self._create_kvstore(kvstore)
+        batch_size = self._data_shapes[0].shape[0]
+        if kv is not None and "dist" in getattr(kv, "type", "") and "_sync" in kv.type:
+            batch_size *= kv.num_workers
+        rescale_grad = 1.0 / batch_size
+        idx2name = dict(enumerate(self._param_names))
+        if isinstance(optimizer, str):
+            params = dict(optimizer_params)
+            params.setdefault("rescale_grad", rescale_grad)
+            optimizer = opt.create(optimizer, sym=self._symbol, param_idx2name=idx2name,
+                                   **params)
+        else:
+            if not isinstance(optimizer, opt.Optimizer):
+                raise TypeError(f"init_optimizer: optimizer must be a name or an Optimizer, got "
+                                f"{type(optimizer).__name__}")
+            if optimizer.rescale_grad != rescale_grad:
+                warnings.warn(f"Optimizer created manually outside Module but rescale_grad is "
+                              f"not normalized to 1.0/batch_size/num_workers "
+                              f"({optimizer.rescale_grad} vs. {rescale_grad}). Is this "
+                              f"intended?", UserWarning, stacklevel=2)
+            if not optimizer.idx2name:
+                optimizer.idx2name = idx2name.copy()
+        self._optimizer = optimizer
+        self._kvstore = kv
+        self._update_on_kvstore = kv is not None
+        if kv is not None:
+            arg_dict = self._exec.arg_dict
+            for name in self._param_names:
+                kv.init(name, arg_dict[name])
+            kv.set_optimizer(optimizer)
+            self._updater = None
+        else:
+            self._updater = opt.get_updater(optimizer)
+        self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    @staticmethod
+    def _create_kvstore(kvstore):
+        if kvstore is None:
+            return None
+        if isinstance(kvstore, str):
+            if "dist" not in kvstore:
+                return None  # one context: the module updates its own parameters
+            from .. import kvstore as kvs  # only present when the kvstore package is installed
+            return kvs.create(kvstore)
+        return kvstore
+
+    def borrow_optimizer(self, shared_module):
+        """Use ``shared_module``'s optimizer, updater and kvstore."""
+        if not shared_module.optimizer_initialized:
+            raise RuntimeError("borrow_optimizer: the shared module has no optimizer")
+        self._optimizer = shared_module._optimizer
+        self._kvstore = shared_module._kvstore
+        self._update_on_kvstore = shared_module._update_on_kvstore
+        self._updater = shared_module._updater
+        self.optimizer_initialized = True
+
+    def save_optimizer_states(self, fname):
+        """Write the optimizer states to ``fname`` atomically."""
+        self._check_ready("save_optimizer_states", optimizer=True)
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+        else:
+            self._write_bytes(fname, self._updater.get_states())
+
+    def load_optimizer_states(self, fname):
+        """Load optimizer states written by :meth:`save_optimizer_states`."""
+        self._check_ready("load_optimizer_states", optimizer=True)
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
+        if not os.path.exists(fname):
+            raise FileNotFoundError(f"no such file: '{fname}'")
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
+
+    # ------------------------------------------------------------------ computation
+    def forward(self, data_batch, is_train=None):
+        """Copy the batch into the bound inputs and run the executor.
+
+        A batch whose shapes differ from the bound ones (e.g. a smaller last
+        batch) re-binds for its shapes, keeping the parameters.
+        """
+        self._check_ready("forward")
+        if is_train is None:
+            is_train = self.for_training
+        data = list(data_batch.data)
+        labels = list(data_batch.label) if data_batch.label is not None else []
+        if len(data) != len(self._data_names):
+            raise ValueError(f"forward: the batch has {len(data)} data arrays, the module "
+                             f"expects {len(self._data_names)} ({self._data_names})")
+        new_data = [tuple(a.shape) for a in data]
+        if new_data != [tuple(d.shape) for d in self._data_shapes]:
+            label_shapes = None
+            if self._label_shapes is not None and labels:
+                label_shapes = [(d.name, tuple(a.shape)) for d, a in
+                                zip(self._label_shapes, labels)]
+            self.reshape([(n, s) for n, s in zip(self._data_names, new_data)], label_shapes)
+        arg_dict = self._exec.arg_dict
+        for name, arr in zip(self._data_names, data):
+            _feed(arg_dict[name], arr)
+        if labels and self._label_names:
+            for name, arr in zip(self._label_names, labels):
+                _feed(arg_dict[name], arr)
+        self._exec.forward(is_train=is_train)
+
+    def backward(self, out_grads=None):
+        """Gradients of the parameters (and inputs when ``inputs_need_grad``)."""
+        self._check_ready("backward")
+        self._exec.backward(out_grads=out_grads)
+
+    def update(self):
+        """Apply the optimizer to every parameter that has a gradient (row_sparse stays sparse)."""
+        self._check_ready("update", optimizer=True)
+        arg_dict, grad_dict = self._exec.arg_dict, self._exec.grad_dict
+        for i, name in enumerate(self._param_names):
+            grad = grad_dict[name]
+            if grad is None:
+                continue
+            if self._update_on_kvstore:
+                self._kvstore.push(name, grad, priority=-i)
+                if arg_dict[name].stype != ROW_SPARSE:
+                    self._kvstore.pull(name, arg_dict[name], priority=-i)
+            else:
+                self._updater(i, grad, arg_dict[name])
+
+    def get_outputs(self, merge_multi_context=True):
+        """The outputs of the last forward."""
+        self._check_ready("get_outputs")
+        return list(self._exec.outputs)
+
+    def get_input_grads(self, merge_multi_context=True):
+        """Gradients of the data inputs (bind with ``inputs_need_grad=True``)."""
+        self._check_ready("get_input_grads")
+        if not self.inputs_need_grad:
+            raise RuntimeError("get_input_grads: bind with inputs_need_grad=True")
+        return [self._exec.grad_dict[n] for n in self._data_names]
+
+    def get_states(self, merge_multi_context=True):
+        """The state arrays (``state_names``)."""
+        self._check_ready("get_states")
+        return [self._exec.arg_dict[n] for n in self._state_names]
+
+    def set_states(self, states=None, value=None):
+        """Set the states from arrays, or fill them with a scalar ``value``."""
+        self._check_ready("set_states")
+        if (states is None) == (value is None):
+            raise ValueError("set_states: give exactly one of states and value")
+        for i, n in enumerate(self._state_names):
+            self._exec.arg_dict[n][:] = states[i] if states is not None else value
+
+    def update_metric(self, eval_metric, labels, pre_sliced=False):
+        """Update ``eval_metric`` with ``labels`` and the outputs of the last forward."""
+        from collections import OrderedDict
+        self._check_ready("update_metric")
+        eval_metric.update_dict(OrderedDict(zip(self._label_names, labels or [])),
+                                OrderedDict(zip(self._output_names, self._exec.outputs)))
+
+    def prepare(self, data_batch, sparse_row_id_fn=None):
+        """Pull the rows of row_sparse parameters the next batch needs (with a kvstore).
+
+        ``sparse_row_id_fn(batch)`` returns ``{param name: row ids}``. Without a
+        kvstore the parameters are local and complete, so nothing is pulled.
+        """
+        self._check_bound("prepare")
+        if sparse_row_id_fn is None:
+            return
+        if self._kvstore is None or not self._update_on_kvstore:
+            warnings.warn("Parameters are not updated in the KVStore. No need to call "
+                          "sparse_row_id_fn.", UserWarning, stacklevel=2)
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise TypeError("sparse_row_id_fn must return a dict {param name: row ids}")
+        arg_dict = self._exec.arg_dict
+        for name, ids in row_ids.items():
+            if name not in self._param_names:
+                raise ValueError(f"sparse_row_id_fn returned row ids for '{name}', which is "
+                                 f"not a parameter")
+            param = arg_dict[name]
+            if param.stype != ROW_SPARSE:
+                warnings.warn(f"{name}.stype is not 'row_sparse'. No need to perform "
+                              f"row_sparse_pull.", UserWarning, stacklevel=2)
+                continue
+            self._kvstore.row_sparse_pull(name, param, row_ids=ids,
+                                          priority=-self._param_names.index(name))
+
+    # ------------------------------------------------------------------ checkpoints
+    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False,
+                        remove_amp_cast=True):
+        """Write ``<prefix>-symbol.json``, ``<prefix>-<epoch>.params`` (and ``.states``)."""
+        from ..model import checkpoint_paths
+        sym_path, params_path = checkpoint_paths(prefix, epoch)
+        self._symbol.save(sym_path)
+        self.save_params(params_path)
+        if save_optimizer_states:
+            self.save_optimizer_states(f"{prefix}-{int(epoch):04d}.states")
+
+    @staticmethod
+    def load(prefix, epoch, load_optimizer_states=False, **kwargs):
+        """A Module from a checkpoint; bind it (and ``init_optimizer``) before use.
+
+        With ``load_optimizer_states`` the ``.states`` file is read by
+        ``init_optimizer``.
+        """
+        from ..model import load_checkpoint
+        sym, args, auxs = load_checkpoint(prefix, epoch)
+        mod = Module(symbol=sym, **kwargs)
+        mod._arg_params, mod._aux_params = args, auxs
+        mod.params_initialized = True
+        if load_optimizer_states:
+            path = f"{prefix}-{int(epoch):04d}.states"
+            if not os.path.exists(path):
+                raise FileNotFoundError(f"no such file: '{path}'")
+            mod._preload_opt_states = path
+        return mod
+
+
+def _feed(dst, src):
+    """Copy a batch array into a bound input (the input's storage type is kept)."""
+    if isinstance(src, NDArray):
+        if src is not dst:
+            with torch.no_grad():
+                src.copyto(dst)
+    else:
+        dst[:] = np.asarray(src)
