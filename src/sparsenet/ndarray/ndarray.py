@@ -90,8 +90,8 @@ class NDArray:
 
     @property
     def dtype(self):
-        """Element type as a numpy type, e.g. ``numpy.float32``."""
-        return numpy_dtype(self._t.dtype).type
+        """Element type as a ``numpy.dtype`` (equal to ``numpy.float32`` etc.; ``np.dtype(arr)`` works)."""
+        return numpy_dtype(self._t.dtype)
 
     @property
     def size(self):
@@ -246,7 +246,7 @@ class NDArray:
 
         >>> import sparsenet as mx
         >>> mx.nd.ones((2,)).astype('int32').dtype
-        <class 'numpy.int32'>
+        dtype('int32')
         """
         from ..ops import unary
         if not copy and torch_dtype(dtype) == self._autograd_tensor().dtype:
