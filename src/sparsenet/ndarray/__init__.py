@@ -50,6 +50,9 @@ from ..ops.dot import dot, batch_dot
 from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, concat, Concat,
                             stack, split, SliceChannel, one_hot, pick, gather_nd)
 from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
+from ..ops.optimizer_ops import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
+                                 nag_mom_update, mp_nag_mom_update, signsgd_update,
+                                 signum_update, sgld_update, dcasgd_update, dcasgd_mom_update)
 from .. import random
 from ..random import (uniform as random_uniform, normal as random_normal,
                       randint as random_randint)
@@ -89,5 +92,8 @@ __all__ = [
     "dot", "batch_dot", "slice", "crop", "slice_axis", "slice_like", "take", "retain", "concat",
     "Concat", "stack", "split", "SliceChannel", "one_hot", "pick", "gather_nd",
     "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
+    "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "nag_mom_update",
+    "mp_nag_mom_update", "signsgd_update", "signum_update", "sgld_update", "dcasgd_update",
+    "dcasgd_mom_update",
     "random_uniform", "random_normal", "random_randint",
 ]
