@@ -24,13 +24,23 @@ from ..base import SparsenetError, numpy_dtype, torch_dtype
 from ..context import as_context, context_of
 from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
 
-__all__ = ["NDArray", "to_tensor", "wrap"]
+__all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
 
 _GRAD_REQS = ("write", "add", "null")
 
 
 def _scalar_like(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, np.ndarray)
+
+
+def waitall():
+    """Wait until all pending device work finishes (synchronises every CUDA device).
+
+    >>> waitall()
+    """
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            torch.cuda.synchronize(i)
 
 
 def to_tensor(value, device=None, dtype=None):
