@@ -11,9 +11,10 @@ update runs. Checkpoints keep storage types and are written atomically.
 >>> out = mx.sym.LinearRegressionOutput(mx.sym.dot(x, w), name='lro')
 >>> mod = mx.mod.Module(out, data_names=['data'], label_names=['lro_label'])
 >>> mod.bind(data_shapes=[('data', (2, 4))], label_shapes=[('lro_label', (2, 1))])
->>> mod.init_params(mx.init.One())
->>> mod.get_params()[0]['w'].indices.asnumpy()
-array([0, 1, 2, 3])
+>>> mod.set_params({'w': mx.nd.ones((4, 1))})
+>>> w = mod.get_params()[0]['w']
+>>> w.stype, w.indices.asnumpy()
+('row_sparse', array([0, 1, 2, 3]))
 """
 import logging
 import os

@@ -16,7 +16,8 @@ from .stype import DEFAULT, CSR, ROW_SPARSE
 from .creation import (array, zeros, ones, full, empty, arange, linspace, eye, from_numpy,
                        from_torch, from_dlpack)
 from .serialization import save, load, save_to_bytes, load_from_bytes
-from . import sparse
+from . import sparse, contrib
+from .ndarray import waitall
 from ..ops.cast import cast_storage
 from ..ops.unary import (abs, sign, round, rint, ceil, floor, trunc, fix, square, sqrt, cbrt,
                          expm1, log1p, sin, sinh, tan, tanh, arcsin, arcsinh, arctan, arctanh,
@@ -52,6 +53,9 @@ from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, c
 from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
 from ..ops.loss import (LinearRegressionOutput, LogisticRegressionOutput, MAERegressionOutput,
                         SoftmaxOutput, Softmax, MakeLoss, make_loss)
+from ..ops.optimizer_ops import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
+                                 nag_mom_update, mp_nag_mom_update, signsgd_update,
+                                 signum_update, sgld_update, dcasgd_update, dcasgd_mom_update)
 from .. import random
 from ..random import (uniform as random_uniform, normal as random_normal,
                       randint as random_randint)
@@ -59,7 +63,8 @@ from ..random import (uniform as random_uniform, normal as random_normal,
 _square_sum = square_sum
 
 __all__ = [
-    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "random",
+    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "contrib",
+    "random", "waitall",
     "array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy",
     "from_torch", "from_dlpack", "save", "load", "save_to_bytes", "load_from_bytes",
     "cast_storage",
@@ -93,5 +98,8 @@ __all__ = [
     "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
     "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "SoftmaxOutput",
     "Softmax", "MakeLoss", "make_loss",
+    "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "nag_mom_update",
+    "mp_nag_mom_update", "signsgd_update", "signum_update", "sgld_update", "dcasgd_update",
+    "dcasgd_mom_update",
     "random_uniform", "random_normal", "random_randint",
 ]

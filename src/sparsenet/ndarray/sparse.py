@@ -26,6 +26,7 @@ from ..ops.indexing import slice, slice_axis, take, retain, concat
 from ..ops.nn import Embedding, FullyConnected
 from ..ops.loss import (LinearRegressionOutput, LogisticRegressionOutput, MAERegressionOutput,
                         make_loss)
+from ..ops.optimizer_ops import sgd_update, sgd_mom_update, nag_mom_update
 
 __all__ = [
     "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",
@@ -40,5 +41,6 @@ __all__ = [
     "add_n", "ElementWiseSum", "where", "add", "subtract", "multiply", "divide",
     "sum", "mean", "norm", "square_sum", "dot", "slice", "slice_axis", "take", "retain",
     "concat", "Embedding", "FullyConnected", "LinearRegressionOutput",
-    "LogisticRegressionOutput", "MAERegressionOutput", "make_loss",
+    "LogisticRegressionOutput", "MAERegressionOutput", "make_loss", "sgd_update",
+    "sgd_mom_update", "nag_mom_update",
 ]
