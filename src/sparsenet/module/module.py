@@ -517,10 +517,17 @@ class Module(BaseModule):
 
 
 def _feed(dst, src):
-    """Copy a batch array into a bound input (the input's storage type is kept)."""
-    if isinstance(src, NDArray):
-        if src is not dst:
+    """Give a bound input the batch's values (the input's storage type, dtype, device kept).
+
+    A batch array that already has the input's storage type, dtype, shape and
+    device is shared, not copied: the executor never writes to its inputs.
+    """
+    if not isinstance(src, NDArray):
+        dst[:] = np.asarray(src)
+    elif src is not dst:
+        if (src.stype == dst.stype and src.dtype == dst.dtype and src.shape == dst.shape
+                and src.device == dst.device and dst.grad_req == "null"):
+            dst._replace(src)
+        else:
             with torch.no_grad():
                 src.copyto(dst)
-    else:
-        dst[:] = np.asarray(src)

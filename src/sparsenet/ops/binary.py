@@ -106,12 +106,33 @@ def _div(lhs, rhs):
     return lhs / rhs
 
 
+def broadcast_shape(a, b):
+    """The NumPy broadcast of shapes ``a`` and ``b``, or None when they do not broadcast.
+
+    (A plain loop: ``torch.broadcast_shapes`` is a Python reference implementation
+    that costs about 0.1 ms a call.)
+
+    >>> broadcast_shape((4, 1), (3,)), broadcast_shape((2,), (3,))
+    ((4, 3), None)
+    """
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return None
+    return tuple(out)
+
+
 def _bcast(lhs, rhs, name):
-    try:
-        torch.broadcast_shapes(lhs.shape, rhs.shape)
-    except RuntimeError:
+    if broadcast_shape(lhs.shape, rhs.shape) is None:
         raise ValueError(f"{name}: shapes {tuple(lhs.shape)} and {tuple(rhs.shape)} cannot be "
-                         f"broadcast together") from None
+                         f"broadcast together")
 
 
 @defop
@@ -426,11 +447,7 @@ def _sparse_sparse_mul(lhs, rhs):
 
 
 def _sparse_dense_mul(sparse, dense, fn):
-    try:
-        torch.broadcast_shapes(tuple(dense.shape), sparse.shape)
-    except RuntimeError:
-        return NotImplemented
-    if torch.broadcast_shapes(tuple(dense.shape), sparse.shape) != torch.Size(sparse.shape):
+    if broadcast_shape(tuple(dense.shape), sparse.shape) != tuple(sparse.shape):
         return NotImplemented
     d = dense._t
     if sparse.stype == CSR:

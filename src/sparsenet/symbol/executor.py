@@ -206,6 +206,10 @@ class Executor:
                                        key=("symbol node", node.name, id(node)), count=False)
             steps.append(_Step(node, ins, outs, fallback))
         self._steps, self._nslots = steps, nslots
+        self._free_slots = [None] * (nslots - len(self.arg_arrays))
+        self._has_fallback = any(st.fallback for st in steps)
+        self._trained = [(a, g, req) for a, g, req in
+                         zip(self.arg_arrays, self.grad_arrays, self._grad_req) if req != "null"]
         self._out_slots = [slots[n.name] if n.op is None else slots[(id(n), i)]
                            for n, i in sym._outputs]
         self._out_stypes = [self._entry_stypes[n.name] if n.op is None
@@ -283,16 +287,16 @@ class Executor:
                     v.copyto(arg_dict[k])
                 else:
                     arg_dict[k][:] = v
-        values = list(self.arg_arrays) + [None] * (self._nslots - len(self.arg_arrays))
+        values = self.arg_arrays + self._free_slots
         if is_train:
-            for a, g, req in zip(self.arg_arrays, self.grad_arrays, self._grad_req):
-                if req != "null":
-                    a._grad, a._grad_req = g, req
-                    a._make_leaf(True)
+            for a, g, req in self._trained:
+                a._grad, a._grad_req = g, req
+                a._make_leaf(True)
             scope = autograd.record(train_mode=True)
         else:
             scope = autograd.pause(train_mode=False)
-        quiet = config.get_storage_fallback() == "warn"  # each node warned once at bind
+        # each falling-back node was warned about once, at bind time
+        quiet = self._has_fallback and config.get_storage_fallback() == "warn"
         with scope:
             for step in self._steps:
                 inputs = [values[s] for s in step.inputs]
