@@ -45,7 +45,7 @@ from ..ndarray.stype import DEFAULT
 from .infer import (FALLBACK, InferenceError, arg_storage_types, grad_storage_type, propagate,
                     storage_plan)
 
-__all__ = ["Executor", "simple_bind"]
+__all__ = ["Executor", "Program", "simple_bind"]
 
 _GRAD_REQS = ("write", "add", "null")
 _VERBOSE_ENV = ("SPARSENET_INFER_STORAGE_TYPE_VERBOSE_LOGGING",
@@ -92,6 +92,85 @@ def _per_arg(value, names, what, default=None):
                              f"{names}")
         return list(value)
     return [value] * len(names)
+
+
+class Program:
+    """A Symbol compiled for given argument storage types: its operator calls, in order.
+
+    :meth:`run` evaluates the graph on argument arrays with the eager
+    operators, in the caller's autograd state (so a hybridized Gluon block's
+    graph is recorded like its imperative calls). Compiling infers each node's
+    storage decision from the registry rows, reports each falling-back node once
+    (policy of :mod:`sparsenet.config`) and logs the plan when
+    ``MXNET_INFER_STORAGE_TYPE_VERBOSE_LOGGING=1``.
+
+    >>> import sparsenet as mx
+    >>> prog = Program(mx.sym.var('x') * 2 + 1, {'x': 'default'})
+    >>> prog.run([mx.nd.array([1.0, 2.0])])[0].asnumpy()
+    array([3., 5.], dtype=float32)
+    """
+
+    def __init__(self, symbol, arg_stypes):
+        names = symbol.list_arguments()
+        arg_stypes = arg_storage_types(symbol, arg_stypes)
+        self.plan, entry_stypes = storage_plan(symbol, arg_stypes)
+        slots = {n: i for i, n in enumerate(names)}
+        nslots = len(names)
+        steps = []
+        verbose = _verbose()
+        nodes = symbol._nodes()
+        logged = 0
+        for decision in self.plan:
+            node = decision.node
+            ins = [slots[c.name] if c.op is None else slots[(id(c), i)] for c, i in node.inputs]
+            outs = []
+            for i in range(node.num_outputs()):
+                slots[(id(node), i)] = nslots
+                outs.append(nslots)
+                nslots += 1
+            fallback = decision.dispatch == FALLBACK
+            while verbose and nodes[logged] is not node:  # variables, in graph order
+                if nodes[logged].op is None:
+                    _log(f"node {logged} var '{nodes[logged].name}': "
+                         f"{arg_stypes[nodes[logged].name]}")
+                logged += 1
+            if verbose:
+                _log(f"node {logged} {node.op.name} '{node.name}': "
+                     f"{decision.dispatch}; inputs ({', '.join(decision.in_stypes)}) -> "
+                     f"outputs ({', '.join([decision.out_stype] * len(outs))})")
+                logged += 1
+            if fallback:
+                config.report_fallback(node.op.name, decision.in_stypes,
+                                       detail=f" at symbol node '{node.name}'",
+                                       key=("symbol node", node.name, id(node)), count=False)
+            steps.append(_Step(node, ins, outs, fallback))
+        self.steps = steps
+        self.num_args = len(names)
+        self._free_slots = [None] * (nslots - len(names))
+        self._has_fallback = any(st.fallback for st in steps)
+        self.out_slots = [slots[n.name] if n.op is None else slots[(id(n), i)]
+                          for n, i in symbol._outputs]
+        self.out_stypes = [entry_stypes[n.name] if n.op is None else entry_stypes[(id(n), i)]
+                           for n, i in symbol._outputs]
+
+    def run(self, arrays):
+        """The outputs for argument ``arrays`` (in ``list_arguments()`` order)."""
+        values = list(arrays) + self._free_slots
+        # each falling-back node was warned about once, when compiled
+        quiet = self._has_fallback and config.get_storage_fallback() == "warn"
+        for step in self.steps:
+            inputs = [values[s] for s in step.inputs]
+            if step.fallback and quiet:
+                with config.storage_fallback("silent"):
+                    result = step.op._dispatch(inputs, step.params)
+            else:
+                result = step.op._dispatch(inputs, step.params)
+            if len(step.outputs) == 1 and not isinstance(result, list):
+                values[step.outputs[0]] = result
+            else:
+                for s, r in zip(step.outputs, result):
+                    values[s] = r
+        return [values[s] for s in self.out_slots]
 
 
 class Executor:
@@ -168,53 +247,13 @@ class Executor:
 
     # ------------------------------------------------------------------ compilation
     def _compile(self):
-        sym = self._symbol
-        arg_stypes = arg_storage_types(sym, {n: a.stype for n, a in
-                                             zip(self._arg_names, self.arg_arrays)})
-        plan, self._entry_stypes = storage_plan(sym, arg_stypes)
-        slots = {}
-        for i, n in enumerate(self._arg_names):
-            slots[n] = i
-        nslots = len(self._arg_names)
-        steps = []
-        verbose = _verbose()
-        nodes = sym._nodes()
-        position = {id(n): i for i, n in enumerate(nodes)}
-        logged = 0
-        for decision in plan:
-            node = decision.node
-            ins = [slots[c.name] if c.op is None else slots[(id(c), i)] for c, i in node.inputs]
-            outs = []
-            for i in range(node.num_outputs()):
-                slots[(id(node), i)] = nslots
-                outs.append(nslots)
-                nslots += 1
-            fallback = decision.dispatch == FALLBACK
-            while verbose and nodes[logged] is not node:  # variables, in graph order
-                if nodes[logged].op is None:
-                    _log(f"node {logged} var '{nodes[logged].name}': "
-                         f"{arg_stypes[nodes[logged].name]}")
-                logged += 1
-            if verbose:
-                logged += 1
-                _log(f"node {position[id(node)]} {node.op.name} '{node.name}': "
-                     f"{decision.dispatch}; inputs ({', '.join(decision.in_stypes)}) -> "
-                     f"outputs ({', '.join([decision.out_stype] * len(outs))})")
-            if fallback:
-                config.report_fallback(node.op.name, decision.in_stypes,
-                                       detail=f" at symbol node '{node.name}'",
-                                       key=("symbol node", node.name, id(node)), count=False)
-            steps.append(_Step(node, ins, outs, fallback))
-        self._steps, self._nslots = steps, nslots
-        self._free_slots = [None] * (nslots - len(self.arg_arrays))
-        self._has_fallback = any(st.fallback for st in steps)
+        self._program = Program(self._symbol, {n: a.stype for n, a in
+                                               zip(self._arg_names, self.arg_arrays)})
         self._trained = [(a, g, req) for a, g, req in
                          zip(self.arg_arrays, self.grad_arrays, self._grad_req) if req != "null"]
-        self._out_slots = [slots[n.name] if n.op is None else slots[(id(n), i)]
-                           for n, i in sym._outputs]
-        self._out_stypes = [self._entry_stypes[n.name] if n.op is None
-                            else self._entry_stypes[(id(n), i)] for n, i in sym._outputs]
-        self._plan = plan
+        self._out_slots = self._program.out_slots
+        self._out_stypes = self._program.out_stypes
+        self._plan = self._program.plan
 
     def _allocate_outputs(self):
         shapes = {n: a.shape for n, a in zip(self._arg_names, self.arg_arrays)}
@@ -287,7 +326,6 @@ class Executor:
                     v.copyto(arg_dict[k])
                 else:
                     arg_dict[k][:] = v
-        values = self.arg_arrays + self._free_slots
         if is_train:
             for a, g, req in self._trained:
                 a._grad, a._grad_req = g, req
@@ -295,22 +333,8 @@ class Executor:
             scope = autograd.record(train_mode=True)
         else:
             scope = autograd.pause(train_mode=False)
-        # each falling-back node was warned about once, at bind time
-        quiet = self._has_fallback and config.get_storage_fallback() == "warn"
         with scope:
-            for step in self._steps:
-                inputs = [values[s] for s in step.inputs]
-                if step.fallback and quiet:
-                    with config.storage_fallback("silent"):
-                        result = step.op._dispatch(inputs, step.params)
-                else:
-                    result = step.op._dispatch(inputs, step.params)
-                if len(step.outputs) == 1 and not isinstance(result, list):
-                    values[step.outputs[0]] = result
-                else:
-                    for s, r in zip(step.outputs, result):
-                        values[s] = r
-        heads = [values[s] for s in self._out_slots]
+            heads = self._program.run(self.arg_arrays)
         self._heads = heads if is_train else None
         for i, (h, stype) in enumerate(zip(heads, self._out_stypes)):
             if self._out_slots[i] < len(self.arg_arrays):
