@@ -160,17 +160,31 @@ class Program:
         quiet = self._has_fallback and config.get_storage_fallback() == "warn"
         for step in self.steps:
             inputs = [values[s] for s in step.inputs]
-            if step.fallback and quiet:
-                with config.storage_fallback("silent"):
+            try:
+                if step.fallback and quiet:
+                    with config.storage_fallback("silent"):
+                        result = step.op._dispatch(inputs, step.params)
+                else:
                     result = step.op._dispatch(inputs, step.params)
-            else:
-                result = step.op._dispatch(inputs, step.params)
+            except (ValueError, TypeError, IndexError) as e:
+                located = _at_node(e, step.node)
+                if located is e:
+                    raise
+                raise located from e
             if len(step.outputs) == 1 and not isinstance(result, list):
                 values[step.outputs[0]] = result
             else:
                 for s, r in zip(step.outputs, result):
                     values[s] = r
         return [values[s] for s in self.out_slots]
+
+
+def _at_node(error, node):
+    """``error`` with the symbol node it came from appended to its message."""
+    try:
+        return type(error)(f"{error} (operator {node.op.name} at symbol node '{node.name}')")
+    except Exception:  # an exception class with another constructor: keep it as it is
+        return error
 
 
 class Executor:

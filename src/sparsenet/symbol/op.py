@@ -18,6 +18,7 @@ Missing array inputs become new variables named ``<node>_<input>``, as in MXNet
 >>> mx.sym.dot is mx.sym.sparse.dot
 True
 """
+import inspect
 import numbers
 
 import numpy as np
@@ -121,9 +122,28 @@ def _named_inputs(op, args, kwargs):
 
 
 def _optional(op, input_name, params):
-    """An input that is left out (not auto-created), e.g. FullyConnected's bias with no_bias."""
+    """Whether a missing input is left out rather than created as a variable.
+
+    An input with a ``no_<input>`` parameter (FullyConnected's ``bias``) is left
+    out when that flag is set; any other input with a default in the dense
+    definition (e.g. a loss's ``sample_weight=None``) is optional.
+    """
     flag = f"no_{input_name}"
-    return flag in op.defaults and params.get(flag, op.defaults[flag])
+    if flag in op.defaults:
+        return bool(params.get(flag, op.defaults[flag]))
+    return input_name in _optional_inputs(op)
+
+
+def _optional_inputs(op):
+    names = _OPTIONAL.get(op.name)
+    if names is None:
+        sig = inspect.signature(op.fn).parameters
+        names = _OPTIONAL[op.name] = frozenset(
+            n for n in op.input_names if sig[n].default is not inspect.Parameter.empty)
+    return names
+
+
+_OPTIONAL = {}
 
 
 def apply(op, inputs, params, name=None, attr=None, hint=None):
