@@ -250,3 +250,12 @@ def test_debug_str_lists_the_plan():
     exe = y.simple_bind(mx.cpu(), x=(2, 3), w=(2, 4))
     assert "dot 'g': (csr, default) -> row_sparse [sparse kernel]" in exe.debug_str()
     assert exe.outputs[0].stype == 'row_sparse'
+
+
+def test_run_time_operator_errors_name_the_node():
+    a, b = mx.sym.var('a'), mx.sym.var('b')
+    y = mx.sym.elemwise_add(a, b, name='adder')
+    exe = y.bind(mx.cpu(), args={'a': mx.nd.ones((2,)), 'b': mx.nd.ones((2,))})
+    exe.arg_dict['b']._replace(mx.nd.ones((3,)))  # a shape the graph was not bound for
+    with pytest.raises(ValueError, match="operator elemwise_add at symbol node 'adder'"):
+        exe.forward()

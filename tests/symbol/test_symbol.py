@@ -249,3 +249,19 @@ def test_deepcopy_and_pickle_are_independent():
     assert c.tojson() == s.tojson() and c._outputs[0][0] is not s._outputs[0][0]
     p = pickle.loads(pickle.dumps(s))
     assert p.tojson() == s.tojson()
+
+
+def test_inputs_with_defaults_are_optional():
+    from sparsenet.ops.registry import defop
+    from sparsenet.symbol.op import apply
+
+    @defop(name="_doc_test_optional_weight")
+    def scaled(data, weight=None, *, k=1.0):
+        return data * k if weight is None else data * weight * k
+
+    x = mx.sym.var('x')
+    assert apply(scaled, [x, None], {'k': 2.0}).list_arguments() == ['x']
+    with_w = apply(scaled, [x, mx.sym.var('w')], {})
+    assert with_w.list_arguments() == ['x', 'w']
+    out = apply(scaled, [x], {'k': 3.0}).eval(x=mx.nd.array([1.0, 2.0]))[0]
+    assert out.asnumpy().tolist() == [3.0, 6.0]
