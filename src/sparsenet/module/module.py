@@ -341,7 +341,12 @@ class Module(BaseModule):
         if isinstance(kvstore, str):
             if "dist" not in kvstore:
                 return None  # one context: the module updates its own parameters
-            from .. import kvstore as kvs  # only present when the kvstore package is installed
+            try:
+                from .. import kvstore as kvs
+            except ImportError:
+                raise ValueError(f"init_optimizer: kvstore {kvstore!r} needs sparsenet's "
+                                 f"kvstore package, which this installation lacks; use "
+                                 f"kvstore='local'") from None
             return kvs.create(kvstore)
         return kvstore
 
