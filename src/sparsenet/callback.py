@@ -99,7 +99,15 @@ def do_checkpoint(prefix, period=1):
 
 
 def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
-    """Epoch-end callback calling ``mod.save_checkpoint`` every ``period`` epochs."""
+    """Epoch-end callback calling ``mod.save_checkpoint`` every ``period`` epochs.
+
+    >>> class Recorder:
+    ...     def save_checkpoint(self, prefix, epoch, states):
+    ...         print(prefix, epoch, states)
+    >>> cb = module_checkpoint(Recorder(), 'run/m', period=2)
+    >>> cb(0); cb(1)
+    run/m 2 False
+    """
     period = int(max(1, period))
 
     def _callback(iter_no, sym=None, arg=None, aux=None):
@@ -109,7 +117,12 @@ def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
 
 
 def log_train_metric(period, auto_reset=False):
-    """Batch-end callback logging the training metric every ``period`` batches."""
+    """Batch-end callback logging the training metric every ``period`` batches.
+
+    >>> import sparsenet as mx
+    >>> cb = log_train_metric(period=10)
+    >>> cb(mx.model.BatchEndParam(0, 10, mx.metric.create('acc'), None))
+    """
     def _callback(param):
         if param.nbatch % period == 0 and param.eval_metric is not None:
             for name, value in param.eval_metric.get_name_value():
@@ -142,7 +155,11 @@ class ProgressBar:
 
 
 class LogValidationMetricsCallback:
-    """Eval-end callback logging the validation metrics."""
+    """Eval-end callback logging the validation metrics.
+
+    >>> import sparsenet as mx
+    >>> LogValidationMetricsCallback()(mx.model.BatchEndParam(0, 0, mx.metric.MSE(), None))
+    """
 
     def __call__(self, param):
         if param.eval_metric is None:

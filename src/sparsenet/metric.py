@@ -32,7 +32,11 @@ _REGISTRY = {}
 
 
 def register(klass):
-    """Register a metric class under its lower-cased name (for :func:`create`)."""
+    """Register a metric class under its lower-cased name (for :func:`create`).
+
+    >>> type(create('mae')).__name__
+    'MAE'
+    """
     _REGISTRY[klass.__name__.lower()] = klass
     return klass
 
@@ -539,7 +543,13 @@ class CrossEntropy(EvalMetric):
 @alias("nll_loss")
 @register
 class NegativeLogLikelihood(CrossEntropy):
-    """Same as :class:`CrossEntropy`, named 'nll-loss'."""
+    """Same as :class:`CrossEntropy`, named 'nll-loss'.
+
+    >>> import sparsenet as mx
+    >>> m = NegativeLogLikelihood(); m.update([mx.nd.array([0])], [mx.nd.array([[0.5, 0.5]])])
+    >>> round(m.get()[1], 6)
+    0.693147
+    """
 
     def __init__(self, eps=1e-12, name="nll-loss", output_names=None, label_names=None):
         super().__init__(eps=eps, name=name, output_names=output_names, label_names=label_names)

@@ -46,6 +46,14 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     epoch : int
     symbol : Symbol or None
     arg_params, aux_params : dict of str to NDArray
+
+    Examples
+    --------
+    >>> import os, tempfile, sparsenet as mx
+    >>> prefix = os.path.join(tempfile.mkdtemp(), 'net')
+    >>> save_checkpoint(prefix, 2, mx.sym.var('w') * 2, {'w': mx.nd.ones((1,))}, {})
+    >>> sorted(os.listdir(os.path.dirname(prefix)))
+    ['net-0002.params', 'net-symbol.json']
     """
     sym_path, params_path = checkpoint_paths(prefix, epoch)
     if symbol is not None:
@@ -56,13 +64,24 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
 
 
 def load_params(prefix, epoch):
-    """``(arg_params, aux_params)`` from ``<prefix>-<epoch>.params``."""
+    """``(arg_params, aux_params)`` from ``<prefix>-<epoch>.params``.
+
+    >>> import os, tempfile, sparsenet as mx
+    >>> prefix = os.path.join(tempfile.mkdtemp(), 'net')
+    >>> save_checkpoint(prefix, 1, None, {'w': mx.nd.ones((1,))}, {})
+    >>> load_params(prefix, 1)[0]['w'].asnumpy()
+    array([1.], dtype=float32)
+    """
     _, params_path = checkpoint_paths(prefix, epoch)
     return split_params(serialization.load(params_path), params_path)
 
 
 def split_params(saved, where):
-    """Split a ``{'arg:x': ..., 'aux:y': ...}`` dict; reject other keys naming ``where``."""
+    """Split a ``{'arg:x': ..., 'aux:y': ...}`` dict; reject other keys naming ``where``.
+
+    >>> split_params({'arg:w': 1, 'aux:m': 2}, 'f.params')
+    ({'w': 1}, {'m': 2})
+    """
     if not isinstance(saved, dict):
         raise FileFormatError(f"{where}: expected a dict of parameters, found a list")
     arg_params, aux_params = {}, {}
@@ -79,7 +98,15 @@ def split_params(saved, where):
 
 
 def load_checkpoint(prefix, epoch):
-    """``(symbol, arg_params, aux_params)`` saved by :func:`save_checkpoint`."""
+    """``(symbol, arg_params, aux_params)`` saved by :func:`save_checkpoint`.
+
+    >>> import os, tempfile, sparsenet as mx
+    >>> prefix = os.path.join(tempfile.mkdtemp(), 'net')
+    >>> save_checkpoint(prefix, 1, mx.sym.var('w') * 2, {'w': mx.nd.ones((1,))}, {})
+    >>> sym, args, aux = load_checkpoint(prefix, 1)
+    >>> sym.list_arguments(), list(args), aux
+    (['w'], ['w'], {})
+    """
     sym_path, _ = checkpoint_paths(prefix, epoch)
     if not os.path.exists(sym_path):
         raise FileNotFoundError(f"no such file: '{sym_path}' (checkpoint prefix {prefix!r})")

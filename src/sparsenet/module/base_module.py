@@ -55,6 +55,10 @@ class BaseModule:
     Subclasses implement ``bind``, ``init_params``, ``init_optimizer``,
     ``forward``, ``backward``, ``update``, ``update_metric``, ``get_outputs``,
     ``get_params`` and ``set_params``.
+
+    >>> import sparsenet as mx
+    >>> isinstance(mx.mod.Module(mx.sym.var('data') * 2, label_names=None), BaseModule)
+    True
     """
 
     def __init__(self, logger=logging):

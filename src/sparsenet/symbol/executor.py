@@ -488,6 +488,12 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     dense storage; a row_sparse argument gets a row_sparse gradient buffer,
     any other a dense one. With ``shared_exec``, arrays of the same name, shape,
     dtype and storage type are shared with that executor.
+
+    >>> import sparsenet as mx
+    >>> w = mx.sym.var('w', stype='row_sparse')
+    >>> exe = simple_bind(w * 2, mx.cpu(), shapes={'w': (3, 1)})
+    >>> exe.arg_dict['w'].stype, exe.grad_dict['w'].stype, exe.outputs[0].stype
+    ('row_sparse', 'row_sparse', 'row_sparse')
     """
     ctx = as_context(ctx) if ctx is not None else current_context()
     names = symbol.list_arguments()

@@ -36,7 +36,16 @@ KERNEL, DENSE, FALLBACK = "sparse kernel", "dense kernel", "storage fallback"
 
 
 class InferenceError(SparsenetError, ValueError):
-    """An operator node rejects the shapes or dtypes of its inputs."""
+    """An operator node rejects the shapes or dtypes of its inputs.
+
+    >>> import sparsenet as mx
+    >>> y = mx.sym.dot(mx.sym.var('a'), mx.sym.var('b'), name='mm')
+    >>> try:
+    ...     y.infer_shape(a=(2, 3), b=(4, 1))
+    ... except InferenceError as e:
+    ...     print(str(e)[:40])
+    operator dot (node 'mm') rejects its inp
+    """
 
 
 def _given(symbol, args, kwargs, what):
@@ -96,6 +105,12 @@ def propagate(symbol, shapes=None, dtypes=None):
     argument names, and ``(node id, output index)`` entries, to shapes (None when
     unknown) and dtype names. Raises :class:`InferenceError` when an operator
     rejects the shapes it is given.
+
+    >>> import sparsenet as mx
+    >>> fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc')
+    >>> arg_shape, arg_dtype, _, _ = propagate(fc, {'x': (5, 3)})
+    >>> arg_shape['fc_weight'], arg_dtype['fc_weight']
+    ((2, 3), 'float32')
     """
     shapes, dtypes = dict(shapes or {}), dict(dtypes or {})
     nodes = symbol._nodes()
@@ -156,7 +171,12 @@ def _outputs(symbol, arg_values, entry_values):
 
 
 def infer_shape(symbol, args, kwargs, partial=False):
-    """See :meth:`Symbol.infer_shape`."""
+    """See :meth:`Symbol.infer_shape`.
+
+    >>> import sparsenet as mx
+    >>> infer_shape(mx.sym.var('a') * 2, (), {'a': (3,)}, partial=False)
+    ([(3,)], [(3,)], [])
+    """
     given = _given(symbol, args, kwargs, "infer_shape")
     arg_shape, _, entry_shape, _ = propagate(symbol, shapes=given)
     names = symbol.list_arguments()
@@ -174,7 +194,12 @@ def infer_shape(symbol, args, kwargs, partial=False):
 
 
 def infer_type(symbol, args, kwargs):
-    """See :meth:`Symbol.infer_type`."""
+    """See :meth:`Symbol.infer_type`.
+
+    >>> import sparsenet as mx
+    >>> infer_type(mx.sym.var('a') * 2, (), {'a': 'float16'})[1]
+    [<class 'numpy.float16'>]
+    """
     given = _given(symbol, args, kwargs, "infer_type")
     dtypes = {k: numpy_dtype(v).name for k, v in given.items()}
     _, arg_dtype, _, entry_dtype = _propagate_types(symbol, dtypes)
@@ -209,7 +234,13 @@ def _propagate_types(symbol, dtypes):
 
 # ---------------------------------------------------------------------- storage types
 class NodeStorage:
-    """The storage decision of one operator node: input and output stypes, dispatch kind."""
+    """The storage decision of one operator node: input and output stypes, dispatch kind.
+
+    >>> import sparsenet as mx
+    >>> plan, _ = storage_plan(mx.sym.log(mx.sym.var('x'), name='l'), {'x': 'csr'})
+    >>> plan[0]
+    log 'l': (csr) -> default [storage fallback]
+    """
 
     __slots__ = ("node", "in_stypes", "out_stype", "dispatch")
 
@@ -228,6 +259,11 @@ def storage_plan(symbol, arg_stypes):
     Returns ``(plan, entry_stypes)``: ``plan`` is a list of :class:`NodeStorage`
     for the operator nodes; ``entry_stypes`` maps ``(node id, output index)`` and
     argument names to storage types.
+
+    >>> import sparsenet as mx
+    >>> y = mx.sym.negative(mx.sym.var('x'), name='n')
+    >>> [d.dispatch for d in storage_plan(y, {'x': 'csr'})[0]]
+    ['sparse kernel']
     """
     stypes = dict(arg_stypes)
     plan = []
@@ -252,7 +288,13 @@ def storage_plan(symbol, arg_stypes):
 
 
 def arg_storage_types(symbol, given=None):
-    """Each argument's stype: the given one, else its Variable's, else 'default'."""
+    """Each argument's stype: the given one, else its Variable's, else 'default'.
+
+    >>> import sparsenet as mx
+    >>> y = mx.sym.var('a', stype='csr') + mx.sym.var('b')
+    >>> arg_storage_types(y, {'b': 'row_sparse'})
+    {'a': 'csr', 'b': 'row_sparse'}
+    """
     given = dict(given or {})
     out = {}
     for n in symbol._arg_nodes():
@@ -265,7 +307,12 @@ def arg_storage_types(symbol, given=None):
 
 
 def infer_storage_type(symbol, args, kwargs):
-    """See :meth:`Symbol.infer_storage_type`."""
+    """See :meth:`Symbol.infer_storage_type`.
+
+    >>> import sparsenet as mx
+    >>> infer_storage_type(mx.sym.var('a') * 2, (), {'a': 'row_sparse'})
+    (['row_sparse'], ['row_sparse'], [])
+    """
     given = _given(symbol, args, kwargs, "infer_storage_type")
     arg_stypes = arg_storage_types(symbol, given)
     _, stypes = storage_plan(symbol, arg_stypes)

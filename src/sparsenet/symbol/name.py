@@ -63,7 +63,12 @@ class Prefix(NameManager):
 
 
 def current():
-    """The name manager in force (a process-wide default outside any ``with`` block)."""
+    """The name manager in force (a per-thread default outside any ``with`` block).
+
+    >>> with NameManager() as m:
+    ...     current() is m
+    True
+    """
     value = getattr(NameManager._local, "value", None)
     if value is None:
         value = NameManager._local.value = NameManager()

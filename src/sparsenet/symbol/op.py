@@ -232,13 +232,23 @@ def maximum(left, right):
 
 
 def minimum(left, right):
-    """Elementwise minimum of Symbols and/or scalars."""
+    """Elementwise minimum of Symbols and/or scalars.
+
+    >>> import sparsenet as mx
+    >>> minimum(mx.sym.var('x'), 1).eval(x=mx.nd.array([0.5, 2.0]))[0].asnumpy()
+    array([0.5, 1. ], dtype=float32)
+    """
     return _either(left, right, "broadcast_minimum", "_minimum_scalar", "_minimum_scalar",
                    min)
 
 
 def power(base, exp):
-    """``base ** exp`` elementwise for Symbols and/or scalars."""
+    """``base ** exp`` elementwise for Symbols and/or scalars.
+
+    >>> import sparsenet as mx
+    >>> power(2, mx.sym.var('x')).eval(x=mx.nd.array([1.0, 3.0]))[0].asnumpy()
+    array([2., 8.], dtype=float32)
+    """
     return _either(base, exp, "broadcast_power", "_power_scalar", "_rpower_scalar",
                    lambda a, b: a ** b)
 
@@ -247,5 +257,11 @@ pow = power  # noqa: A001 - MXNet's name
 
 
 def hypot(left, right):
-    """``sqrt(left**2 + right**2)`` elementwise for two Symbols."""
+    """``sqrt(left**2 + right**2)`` elementwise for two Symbols.
+
+    >>> import sparsenet as mx
+    >>> a, b = mx.sym.var('a'), mx.sym.var('b')
+    >>> hypot(a, b).eval(a=mx.nd.array([3.0]), b=mx.nd.array([4.0]))[0].asnumpy()
+    array([5.], dtype=float32)
+    """
     return SYMBOL_OPS["broadcast_hypot"](left, right)

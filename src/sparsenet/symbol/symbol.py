@@ -19,7 +19,6 @@ applied to the outputs of other nodes. The operators are the very ones
 (['b', 'c', 'a'], ['y_output'])
 """
 import ast
-import copy
 import json
 
 import numpy as np
@@ -85,7 +84,13 @@ class _Node:
 
 
 def topo_order(outputs):
-    """Nodes reachable from ``outputs`` in depth-first post-order (inputs before users)."""
+    """Nodes reachable from ``outputs`` in depth-first post-order (inputs before users).
+
+    >>> import sparsenet as mx
+    >>> y = mx.sym.relu(mx.sym.var('a') * mx.sym.var('b'), name='r')
+    >>> [n.name for n in topo_order(y._outputs)][:2]
+    ['a', 'b']
+    """
     order, seen = [], set()
     for head, _ in outputs:
         if id(head) in seen:
@@ -669,6 +674,12 @@ def load_json(json_str, _inits=None):
 
     Operators are looked up in the registry by name; an unknown operator or a
     malformed document raises ``SparsenetError`` naming the node.
+
+    >>> import sparsenet as mx
+    >>> y = mx.sym.dot(mx.sym.var('x', stype='csr'), mx.sym.var('w'), transpose_a=True)
+    >>> z = mx.sym.load_json(y.tojson())
+    >>> z.list_arguments(), z.infer_storage_type()[1]
+    (['x', 'w'], ['row_sparse'])
     """
     from ..ops.registry import OPERATORS
     try:
@@ -724,10 +735,11 @@ def load(fname):
 
 
 def new_node_name(name, hint):
-    """The name of a new operator node (automatic ``<hint><n>`` when ``name`` is None)."""
+    """The name of a new operator node (automatic ``<hint><n>`` when ``name`` is None).
+
+    >>> import sparsenet as mx
+    >>> with mx.name.NameManager():
+    ...     new_node_name(None, 'dot'), new_node_name('mine', 'dot'), new_node_name(None, 'dot')
+    ('dot0', 'mine', 'dot1')
+    """
     return _name_manager().get(name, hint)
-
-
-def copy_graph(symbol):
-    """A structurally independent copy of ``symbol`` (same names and attributes)."""
-    return copy.deepcopy(symbol)
