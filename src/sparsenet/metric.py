@@ -424,7 +424,8 @@ class F1(_BinaryMetric):
     all samples.
 
     >>> import sparsenet as mx
-    >>> m = F1(); m.update([mx.nd.array([0, 1, 1])], [mx.nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6]])])
+    >>> m = F1()
+    >>> m.update([mx.nd.array([0, 1, 1])], [mx.nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6]])])
     >>> m.get()
     ('f1', 0.8)
     """

@@ -1,4 +1,4 @@
-"""Seed 003: "Train a Linear Regression Model with Sparse Symbols", run with ``import sparsenet as mx``.
+"""Seed 003, "Train a Linear Regression Model with Sparse Symbols", with ``import sparsenet as mx``.
 
 The code is the tutorial's, section by section. The seed text lost some lines
 in extraction (call statements such as ``b_exec.forward()``,

@@ -77,7 +77,7 @@ _linear, _logistic, _mae = _regression("linear"), _regression("logistic"), _regr
 
 @defop
 def LinearRegressionOutput(data, label, *, grad_scale=1.0):  # noqa: N802 - MXNet's name
-    """Identity forward; backward gives the squared-loss gradient ``(data - label) * grad_scale / m``.
+    """Identity forward; backward: squared-loss gradient ``(data - label) * grad_scale / m``.
 
     ``m`` is the number of outputs per sample. The head gradient is ignored
     and the label gets no gradient.

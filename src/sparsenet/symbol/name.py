@@ -1,4 +1,4 @@
-"""Automatic node names: ``NameManager`` gives ``dot0``, ``dot1``, ...; ``Prefix`` prepends a string.
+"""Automatic node names: ``NameManager`` gives ``dot0``, ``dot1``, ...; ``Prefix`` prefixes.
 
 >>> import sparsenet as mx
 >>> with mx.name.Prefix('net_'):

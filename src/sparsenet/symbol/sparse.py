@@ -1,4 +1,4 @@
-"""``mx.sym.sparse``: the symbolic operators that ``mx.nd.sparse`` offers, same objects as ``mx.sym``.
+"""``mx.sym.sparse``: the symbolic operators ``mx.nd.sparse`` offers (same objects as ``mx.sym``).
 
 The namespace is filled by a loop over :data:`sparsenet.symbol.op.SPARSE_SYMBOL_OPS`
 (built from the operator registry); storage types are decided by the same rule
