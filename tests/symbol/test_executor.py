@@ -259,3 +259,17 @@ def test_run_time_operator_errors_name_the_node():
     exe.arg_dict['b']._replace(mx.nd.ones((3,)))  # a shape the graph was not bound for
     with pytest.raises(ValueError, match="operator elemwise_add at symbol node 'adder'"):
         exe.forward()
+
+
+@pytest.mark.skipif(not __import__("torch").cuda.is_available(), reason="needs CUDA")
+def test_executor_on_gpu_keeps_device_and_sparse_gradient():
+    x = mx.sym.var('x', stype='csr')
+    w = mx.sym.var('w', stype='row_sparse')
+    exe = mx.sym.sum(mx.sym.dot(x, w)).simple_bind(mx.gpu(0), x=(2, 4), w=(4, 1))
+    exe.arg_dict['x'][:] = mx.nd.array([[0, 1, 0, 0], [0, 0, 0, 2]]).tostype('csr')
+    exe.arg_dict['w'][:] = mx.nd.ones((4, 1))
+    out = exe.forward(is_train=True)[0]
+    assert out.context == mx.gpu(0) and out.asnumpy().tolist() == [3.0]
+    exe.backward()
+    g = exe.grad_dict['w']
+    assert g.context == mx.gpu(0) and g.indices.asnumpy().tolist() == [1, 3]
