@@ -39,12 +39,16 @@ __all__ = ["LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionO
 
 def _per_sample(label, data):
     """The label reshaped to ``data``'s shape and the outputs per sample."""
-    if label.numel() != data.numel():
-        raise ValueError(f"regression output: label shape {tuple(label.shape)} does not match "
-                         f"the prediction shape {tuple(data.shape)} (same number of elements "
-                         f"expected)")
+    if label.shape != data.shape:
+        if label.numel() != data.numel():
+            raise ValueError(f"regression output: label shape {tuple(label.shape)} does not "
+                             f"match the prediction shape {tuple(data.shape)} (same number of "
+                             f"elements expected)")
+        label = label.reshape(data.shape)
+    if label.dtype != data.dtype:
+        label = label.to(data.dtype)
     per_sample = data.numel() // data.shape[0] if data.dim() and data.shape[0] else 1
-    return label.reshape(data.shape).to(data.dtype), max(per_sample, 1)
+    return label, max(per_sample, 1)
 
 
 class _RegressionLoss(torch.autograd.Function):
