@@ -126,3 +126,22 @@ def test_inferred_shape_and_dtype_equal_eager(opname):
     _, types, _ = sym.infer_type(x='float32')
     assert outs == [e.shape for e in eager]
     assert types == [e.dtype for e in eager]
+
+
+def test_large_inputs_are_inferred_on_meta_tensors(monkeypatch):
+    # a 10^6-feature layer is inferred on meta tensors: no 64 x 10^6 x 128 product
+    import torch
+    seen = []
+    real_empty = torch.empty
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("device"))
+        return real_empty(*args, **kwargs)
+    monkeypatch.setattr(torch, "empty", spy)
+    x = mx.sym.var('data', stype='csr')
+    y = mx.sym.broadcast_add(mx.sym.dot(x, mx.sym.var('weight')), mx.sym.var('bias'))
+    args, outs, _ = y.infer_shape(data=(64, 1000000), weight=(1000000, 128), bias=(1, 128))
+    assert outs == [(64, 128)] and "meta" in seen
+    # Embedding checks its ids (data-dependent): meta cannot, the zeros path answers
+    emb = mx.sym.Embedding(mx.sym.var('ids'), input_dim=2000000, output_dim=64)
+    assert emb.infer_shape(ids=(32, 5))[1] == [(32, 5, 64)]

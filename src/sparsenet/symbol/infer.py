@@ -1,9 +1,9 @@
 """Shape, dtype and storage-type inference over a Symbol graph.
 
 * Shapes and dtypes: each operator's dense definition (``op.fn``) runs on
-  stride-0 zero tensors (one element each, expanded to the input shapes), so
-  the inferred output shapes and dtypes are by construction those of the eager
-  path. Unknown input shapes are
+  stride-0 zero tensors (one element each, expanded to the input shapes), or on
+  torch meta tensors for large inputs, so the inferred output shapes and dtypes
+  are by construction those of the eager path. Unknown input shapes are
   first completed by the operator's ``input_shapes`` rule when it has one
   (``FullyConnected``'s weight and bias, ``Embedding``'s weight, a loss output's
   label), which is how ``simple_bind(data=(32, 100))`` sizes the parameters.
@@ -72,20 +72,36 @@ def _shape(s):
 
 
 # ---------------------------------------------------------------------- shapes and dtypes
-def _run_dense(node, params, shapes, dtypes):
-    """Output shapes and dtypes of ``node``: its dense definition on stride-0 zero tensors.
+_META_ABOVE = 1 << 20  # input elements from which a node is inferred on meta tensors
 
-    Each input is one zero expanded to its shape (no memory, whatever the
-    shape); only the outputs are materialised. Torch's meta tensors would do the
-    same without computing, but their first use imports torch's Python meta
-    registrations (seconds), which every first ``simple_bind`` would pay.
+
+def _run_dense(node, params, shapes, dtypes):
+    """Output shapes and dtypes of ``node`` from its dense definition.
+
+    Small inputs: one zero expanded to each input shape (no input memory); the
+    operator computes on zeros. Large inputs (more than ``2**20`` elements in
+    all): torch *meta* tensors, which compute nothing; their first use imports
+    torch's Python meta registrations (seconds), which small graphs need not
+    pay. Operators with data-dependent checks that meta tensors cannot run fall
+    back to the zeros.
     """
-    tensors = [torch.zeros((), dtype=torch_dtype(d)).expand(s) for s, d in zip(shapes, dtypes)]
+    if sum(int(np.prod(s)) for s in shapes) > _META_ABOVE:
+        meta = [torch.empty(s, dtype=torch_dtype(d), device="meta")
+                for s, d in zip(shapes, dtypes)]
+        try:
+            return _outputs_of(node.op.fn, meta, params)
+        except Exception:  # noqa: BLE001 - retried on zeros, which report real errors
+            pass
+    zeros = [torch.zeros((), dtype=torch_dtype(d)).expand(s) for s, d in zip(shapes, dtypes)]
     try:
-        with torch.no_grad():
-            res = node.op.fn(*tensors, **params)
+        return _outputs_of(node.op.fn, zeros, params)
     except Exception as e:  # the operator's own message says what is wrong
         raise _node_error(node, shapes, dtypes, e) from None
+
+
+def _outputs_of(fn, tensors, params):
+    with torch.no_grad():
+        res = fn(*tensors, **params)
     res = list(res) if isinstance(res, (list, tuple)) else [res]
     return ([tuple(r.shape) if r.dim() else (1,) for r in res],
             [numpy_dtype(r.dtype).name for r in res])
