@@ -119,6 +119,13 @@ def apply_linear(maps, comps):
     return out
 
 
+def _left_multiply(a, maps):
+    """``a @ maps[j]`` for every ``j``, as one matrix product."""
+    j, n, _ = maps.shape
+    flat = maps.permute(1, 0, 2).reshape(n, j * n)
+    return (a @ flat).reshape(n, j, n).permute(1, 0, 2).contiguous()
+
+
 class RowClock:
     """Per-row last-update steps and the products of skipped-step maps of one weight."""
 
@@ -135,6 +142,7 @@ class RowClock:
         """True when the window holds ``limit`` steps (time for a full catch-up)."""
         return len(self.steps) >= limit
 
+    @torch.no_grad()
     def catch_up(self, opt, weight, state, idx):
         """Apply the skipped steps to rows ``idx`` of ``weight`` and ``state``."""
         if not self.steps or idx.numel() == 0:
@@ -147,6 +155,7 @@ class RowClock:
         self._apply(opt, weight, state, rows, a.index_select(0, stale))
         self.last.index_fill_(0, rows, self.step)
 
+    @torch.no_grad()
     def sync(self, opt, weight, state):
         """Bring every stale row up to date and restart the window."""
         if self.steps:
@@ -166,7 +175,7 @@ class RowClock:
         if self.maps is not None or not torch.equal(a, eye):
             if self.maps is None:
                 self.maps = eye.expand(len(self.steps) + 1, n, n).clone()
-            self.maps = torch.cat([torch.matmul(a, self.maps), eye[None]])
+            self.maps = torch.cat([_left_multiply(a, self.maps), eye[None]])
         self.steps.append(dict(step))
         self.step += 1
         if idx.numel():

@@ -32,6 +32,7 @@ import warnings
 import weakref
 
 import numpy as np
+import torch
 
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
@@ -354,6 +355,16 @@ class Optimizer:
         """Call the fused update operator(s) of this optimizer."""
         raise NotImplementedError
 
+    def _count(self, index):
+        """Count the update; return ``(lr, wd, t)`` for parameter ``index``."""
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index), self._index_update_count[index]
+
+    def _grad_kwargs(self, step, lazy):
+        """The operator arguments every optimizer passes: lr, wd, rescale, clip, lazy flag."""
+        return dict(lr=step["lr"], wd=step["wd"], rescale_grad=self.rescale_grad,
+                    clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
+
     def _skip_map(self, step):
         """The zero-gradient step as a square matrix acting on :meth:`_exact_arrays`
         (after :meth:`_exact_encode`), or None when it has no closed form."""
@@ -421,6 +432,7 @@ class Optimizer:
         self._clocks = ClockTable()
 
 
+@torch.no_grad()
 def _copy_rows(master, weight, rows):
     """Copy the float32 master into the low-precision weight (only ``rows`` when given)."""
     src = full_rows(master, "multi_precision", "weight")
