@@ -16,7 +16,8 @@ from .stype import DEFAULT, CSR, ROW_SPARSE
 from .creation import (array, zeros, ones, full, empty, arange, linspace, eye, from_numpy,
                        from_torch, from_dlpack)
 from .serialization import save, load, save_to_bytes, load_from_bytes
-from . import sparse
+from . import sparse, contrib
+from .ndarray import waitall
 from ..ops.cast import cast_storage
 from ..ops.unary import (abs, sign, round, rint, ceil, floor, trunc, fix, square, sqrt, cbrt,
                          expm1, log1p, sin, sinh, tan, tanh, arcsin, arcsinh, arctan, arctanh,
@@ -65,7 +66,8 @@ from ..random import (uniform as random_uniform, normal as random_normal,
 _square_sum = square_sum
 
 __all__ = [
-    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "random",
+    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "contrib",
+    "random", "waitall",
     "array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy",
     "from_torch", "from_dlpack", "save", "load", "save_to_bytes", "load_from_bytes",
     "cast_storage",

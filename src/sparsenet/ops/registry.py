@@ -42,6 +42,7 @@ __all__ = ["Operator", "Many", "defop", "rule", "get_op", "list_ops", "OPERATORS
            "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
 OPERATORS = {}
+_ARRAY_TYPES = frozenset()  # the container classes, filled in at the end of the module
 _ABBREV = {DEFAULT: "dns", CSR: "csr", ROW_SPARSE: "rsp"}
 
 
@@ -88,9 +89,13 @@ class Rule:
         if when is None:
             self.when, self.condition = None, ""
         elif isinstance(when, dict):
-            items = tuple(when.items())
-            self.when = lambda p, _items=items: all(p[k] == v for k, v in _items)
-            self.condition = ", ".join(f"{k}={v!r}" for k, v in items)
+            keys, values = tuple(when), tuple(when.values())
+            if len(keys) == 1:
+                key, value = keys[0], values[0]
+                self.when = lambda p: p[key] == value
+            else:
+                self.when = lambda p: tuple(p[k] for k in keys) == values
+            self.condition = ", ".join(f"{k}={v!r}" for k, v in when.items())
         else:
             self.when = when
             self.condition = (when.__doc__ or when.__name__).strip()
@@ -123,6 +128,8 @@ class Operator:
         self.input_names, self.variadic, self.defaults = _signature(fn)
         self._param_names = tuple(self.defaults)
         self._has_forward_stype = "forward_stype" in self.defaults
+        self._param_set = frozenset(self.defaults)
+        self._n_inputs = len(self.input_names)
         self._rules = {}
         self._many_rules = []
         OPERATORS[self.name] = self
@@ -215,12 +222,22 @@ class Operator:
         return params
 
     def __call__(self, *args, out=None, **kwargs):
-        inputs, params = self._split_args(args, kwargs)
-        if autograd.STATE.recording:
-            result = self._dispatch(inputs, params)
+        # fast path: arrays given positionally, parameters by keyword (the common call)
+        if (not self.variadic and len(args) == self._n_inputs
+                and all(type(a) in _ARRAY_TYPES for a in args)
+                and (not kwargs or self._param_set.issuperset(kwargs))):
+            inputs = args
+            params = {**self.defaults, **kwargs} if kwargs else self.defaults
         else:
-            with torch.no_grad():
+            inputs, params = self._split_args(args, kwargs)
+        if autograd.STATE.recording or not torch.is_grad_enabled():
+            result = self._dispatch(inputs, params)
+        else:  # outside autograd.record(): nothing is recorded
+            torch._C._set_grad_enabled(False)
+            try:
                 result = self._dispatch(inputs, params)
+            finally:
+                torch._C._set_grad_enabled(True)
         if out is not None:
             return _write_out(result, out)
         return result
@@ -257,9 +274,13 @@ class Operator:
         return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
 
     def _dispatch(self, inputs, params):
-        stypes = tuple(a.stype for a in inputs)
-        r = self.find_rule(stypes, params)
+        stypes = tuple([a.stype for a in inputs])
         out = NotImplemented
+        for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
+            if r.when is None or r.when(params):
+                break
+        else:
+            r = self.find_rule(stypes, params) if self._many_rules else None
         if r is not None:
             out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
         if out is NotImplemented:
@@ -270,7 +291,9 @@ class Operator:
             if isinstance(res, (tuple, list)):
                 return [wrap(t) for t in res]
             out = wrap(res)
-        forced = self._forced_stype(params) if self._has_forward_stype else None
+        if not self._has_forward_stype:
+            return out
+        forced = self._forced_stype(params)
         if forced and out.stype != forced:
             from ..ndarray.cast_storage import cast_storage
             out = cast_storage(out, forced)
@@ -294,6 +317,12 @@ def _signature(fn):
                                 f"needs a default")
             defaults[p.name] = p.default
     return tuple(inputs), variadic, defaults
+
+
+def _array_types():
+    from ..ndarray.csr import CSRNDArray
+    from ..ndarray.row_sparse import RowSparseNDArray
+    return frozenset((NDArray, CSRNDArray, RowSparseNDArray))
 
 
 def _as_array(a, opname):
@@ -410,3 +439,6 @@ def stype_table():
             lines.append(f"| `{name}` | {r.inputs_text()} | {_ABBREV[r.out]} | "
                          f"{r.condition or 'always'} |")
     return "\n".join(lines) + "\n"
+
+
+_ARRAY_TYPES = _array_types()

@@ -269,7 +269,7 @@ class Optimizer:
         >>> opt = mx.optimizer.SGD(multi_precision=True, momentum=0.9)
         >>> mom, master = opt.create_state_multi_precision(0, mx.nd.ones((2,), dtype='float16'))
         >>> master.dtype
-        <class 'numpy.float32'>
+        dtype('float32')
         """
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
