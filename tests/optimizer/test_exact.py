@@ -178,3 +178,45 @@ def test_exact_with_multi_precision():
         res[lazy] = (w.asnumpy(), st[1].asnumpy())
     np.testing.assert_allclose(res["exact"][1], res[False][1], rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(res["exact"][0], res["exact"][1].astype(np.float16))
+
+
+def test_moments_fast_catch_up_equals_encode_linear_decode():
+    from sparsenet.optimizer import moments
+    from sparsenet.optimizer.exact import Window, apply_linear
+    import torch
+    rng = np.random.default_rng(0)
+    rows = [torch.tensor(rng.standard_normal((6, 5)), dtype=torch.float32),
+            torch.tensor(rng.standard_normal((6, 5)), dtype=torch.float32),
+            torch.tensor(rng.random((6, 5)) * 1e-2, dtype=torch.float32)]
+    steps = [dict(L=0.01 * (j + 1), c=0.001, e=1e-8) for j in range(5)]
+    maps = torch.eye(3 + moments.ORDER, dtype=torch.float64).expand(6, -1, -1).clone()
+    for j in range(5):
+        a = torch.as_tensor(moments.skip_map(0.9, 0.999, steps[j]["L"], 0.001, 1.0))
+        maps = torch.matmul(a, maps)
+    window = Window(steps, torch.zeros(6, dtype=torch.int64))
+    slow = moments.decode(apply_linear(maps, moments.encode(rows, 1e-8)), rows, window, 0.9,
+                          0.999)
+    fast = moments.catch_up(maps, rows, window, 0.9, 0.999, 1e-8)
+    for a, b in zip(fast, slow):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-7)
+    # and both equal five explicit zero-gradient Adam steps
+    w, m, v = (r.double().numpy() for r in rows)
+    for j in range(5):
+        m, v = 0.9 * m, 0.999 * v
+        w = (1 - 0.001) * w - steps[j]["L"] * m / (np.sqrt(v) + 1e-8)
+    np.testing.assert_allclose(fast[0].numpy(), w, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,kwargs", [("sgd", dict(momentum=0.9, wd=0.01)),
+                                         ("adam", dict()), ("ftml", dict())])
+def test_exact_long_run_with_long_gaps(name, kwargs, monkeypatch):
+    """150 steps, rows lagging up to ~100 steps; the window (100) fills once and restarts."""
+    monkeypatch.setattr(mx.optimizer.Optimizer, "exact_window", 100)
+    shape = (40, 2)
+    grads = sparse_grads(shape, 150, np.random.default_rng(11), density=0.03)
+    def sched():
+        return mx.lr_scheduler.PolyScheduler(max_update=150, base_lr=0.05, pwr=1,
+                                             final_lr=0.005)
+    std = train(name, kwargs, False, grads, shape=shape, sched=sched())
+    ex = train(name, kwargs, "exact", grads, shape=shape, sched=sched())
+    assert_same_training(ex, std, rtol=2e-5, atol=2e-6)

@@ -39,7 +39,8 @@ from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
 from .registry import DEFAULT, ROW_SPARSE, Operator, rule
 
-__all__ = ["UpdateOperator", "update_op", "full_rows", "rescale_clip", "need_lr",
+__all__ = ["UpdateOperator", "update_op", "full_rows", "rescale_clip", "scaled_grad_alpha",
+           "need_lr", "lazy_rows", "standard_rows",
            "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update",
            "nag_mom_update", "mp_nag_mom_update", "signsgd_update", "signum_update",
            "sgld_update", "dcasgd_update", "dcasgd_mom_update"]
@@ -247,11 +248,12 @@ def _sgd_lazy_add(weight, grad, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient
     w = full_rows(weight, "sgd_update", "weight")
     lr = need_lr(lr, "sgd_update")
     if grad._indices.numel():
-        if clip_gradient is not None and clip_gradient >= 0:
-            w.index_add_(0, grad._indices, rescale_clip(grad._data, rescale_grad, clip_gradient),
-                         alpha=-lr)
-        else:
-            w.index_add_(0, grad._indices, grad._data, alpha=-lr * rescale_grad)
+        g, k = scaled_grad_alpha(grad._data, rescale_grad, clip_gradient)
+        # torch's dense += sparse kernel: one pass over the rows (index_add_ with alpha != 1
+        # is several times slower on CPU)
+        rows = torch.sparse_coo_tensor(grad._indices.reshape(1, -1), g, w.shape,
+                                       is_coalesced=True, check_invariants=False)
+        w.add_(rows, alpha=-lr * k)
     return weight
 
 
@@ -278,7 +280,35 @@ def sgd_update(weight, grad, *, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient
     return weight
 
 
-@update_op(num_states=1)
+def scaled_grad_alpha(grad, rescale_grad, clip_gradient):
+    """``(g, k)`` with ``k * g == clip(rescale_grad * grad, clip_gradient)``; ``g`` is ``grad``
+    itself (read only, no copy) when there is no clipping."""
+    if clip_gradient is not None and clip_gradient >= 0:
+        return rescale_clip(grad, rescale_grad, clip_gradient), 1.0
+    return grad, rescale_grad
+
+
+def _sgd_mom_lazy(weight, grad, mom, lr=None, momentum=0.0, wd=0.0, rescale_grad=1.0,
+                  clip_gradient=-1.0, lazy_update=True):
+    """Lazy SGD with momentum: gather the momentum rows, ``index_add_`` them to the weight."""
+    _check_shapes(weight, grad, "sgd_mom_update")
+    w = full_rows(weight, "sgd_mom_update", "weight")
+    m = full_rows(mom, "sgd_mom_update")
+    lr = need_lr(lr, "sgd_mom_update")
+    idx = grad._indices
+    if idx.numel() == 0:
+        return weight
+    rows = m.index_select(0, idx).mul_(momentum)
+    if wd:
+        rows.add_(w.index_select(0, idx), alpha=-lr * wd)
+    g, k = scaled_grad_alpha(grad._data, rescale_grad, clip_gradient)
+    rows.add_(g, alpha=-lr * k)
+    m.index_copy_(0, idx, rows)
+    w.index_add_(0, idx, rows.to(w.dtype))
+    return weight
+
+
+@update_op(num_states=1, lazy=_sgd_mom_lazy)
 def sgd_mom_update(weight, grad, mom, *, lr=None, momentum=0.0, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, lazy_update=True):
     """SGD with momentum: ``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``.

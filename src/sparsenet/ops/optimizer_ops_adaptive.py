@@ -17,7 +17,7 @@ import torch
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from .optimizer_ops import (UpdateOperator, _check_shapes, full_rows, need_lr, rescale_clip,
-                            update_op)
+                            scaled_grad_alpha, update_op)
 from .registry import DEFAULT, ROW_SPARSE, rule
 
 __all__ = ["adam_update", "adamw_update", "adagrad_update", "group_adagrad_update",
@@ -46,7 +46,31 @@ def _moments(mean, var, g, beta1, beta2):
 
 
 # ---------------------------------------------------------------------- Adam family
-@update_op(num_states=2)
+def _adam_lazy(weight, grad, mean, var, lr=None, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0.0,
+               rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True):
+    """Lazy Adam: gather the moment rows, ``index_add_`` the step to the weight rows."""
+    _check_shapes(weight, grad, "adam_update")
+    w = full_rows(weight, "adam_update", "weight")
+    m, v = full_rows(mean, "adam_update"), full_rows(var, "adam_update")
+    lr = need_lr(lr, "adam_update")
+    idx = grad._indices
+    if idx.numel() == 0:
+        return weight
+    g = grad._data
+    if wd or rescale_grad != 1.0 or (clip_gradient is not None and clip_gradient >= 0):
+        g = _grad_plus_wd(g, w.index_select(0, idx) if wd else None, rescale_grad, wd,
+                          clip_gradient)
+    mr = m.index_select(0, idx).mul_(beta1).add_(g, alpha=1.0 - beta1)
+    vr = v.index_select(0, idx).mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
+    m.index_copy_(0, idx, mr)
+    v.index_copy_(0, idx, vr)
+    step = vr.sqrt_().add_(epsilon)
+    torch.div(mr, step, out=step).mul_(-lr)  # index_add_ with alpha != 1 is slow on CPU
+    w.index_add_(0, idx, step.to(w.dtype))
+    return weight
+
+
+@update_op(num_states=2, lazy=_adam_lazy)
 def adam_update(weight, grad, mean, var, *, lr=None, beta1=0.9, beta2=0.999, epsilon=1e-8,
                 wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True):
     """Adam step (bias correction is the caller's, folded into ``lr``)::
@@ -161,7 +185,28 @@ def nadam_update(weight, grad, mean, var, *, lr=None, beta1=0.9, beta2=0.999, ep
 
 
 # ---------------------------------------------------------------------- AdaGrad family
-@update_op(num_states=1)
+def _adagrad_lazy(weight, grad, history, lr=None, epsilon=1e-7, wd=0.0, rescale_grad=1.0,
+                  clip_gradient=-1.0, lazy_update=True):
+    """Lazy AdaGrad: gather the history rows, ``index_add_`` the step to the weight rows."""
+    _check_shapes(weight, grad, "adagrad_update")
+    w = full_rows(weight, "adagrad_update", "weight")
+    h = full_rows(history, "adagrad_update")
+    lr = need_lr(lr, "adagrad_update")
+    idx = grad._indices
+    if idx.numel() == 0:
+        return weight
+    g, k = scaled_grad_alpha(grad._data, rescale_grad, clip_gradient)
+    hr = h.index_select(0, idx).addcmul_(g, g, value=k * k)
+    h.index_copy_(0, idx, hr)
+    step = hr.add_(epsilon).sqrt_()
+    torch.div(g, step, out=step).mul_(-lr * k)  # index_add_ with alpha != 1 is slow on CPU
+    if wd:
+        step.add_(w.index_select(0, idx), alpha=-lr * wd)
+    w.index_add_(0, idx, step.to(w.dtype))
+    return weight
+
+
+@update_op(num_states=1, lazy=_adagrad_lazy)
 def adagrad_update(weight, grad, history, *, lr=None, epsilon=1e-7, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, lazy_update=True):
     """AdaGrad step (MXNet's ``sparse.adagrad_update``, with weight decay allowed)::
@@ -308,6 +353,14 @@ def rmspropalex_update(weight, grad, n, g, delta, *, lr=None, gamma1=0.95, gamma
 
 
 # ---------------------------------------------------------------------- FTRL, FTML
+def _positive_lr(lr, opname):
+    lr = need_lr(lr, opname)
+    if lr <= 0:
+        raise ValueError(f"{opname}: the learning rate must be > 0 (the rule divides by it), "
+                         f"got lr={lr}; check the lr_scheduler's final_lr")
+    return lr
+
+
 def ftrl_weight(z, n, lr, lamda1, beta, wd):
     """FTRL's weight from its accumulators:
     ``(sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd)`` where ``|z| > lamda1``, else 0."""
@@ -332,7 +385,7 @@ def ftrl_update(weight, grad, z, n, *, lr=None, lamda1=0.01, beta=1.0, wd=0.0, r
     >>> mx.nd.ftrl_update(w, mx.nd.array([1.0, 0.0]), z, n, lr=0.1, lamda1=0.01).asnumpy()
     array([0.4495, 0.    ], dtype=float32)
     """
-    lr = need_lr(lr, "ftrl_update")
+    lr = _positive_lr(lr, "ftrl_update")
     if grad is not None:
         g = rescale_clip(grad, rescale_grad, clip_gradient)
         sq = n.sqrt()
@@ -363,7 +416,7 @@ def ftml_update(weight, grad, d, v, z, *, lr=None, beta1=0.6, beta2=0.999, epsil
     >>> mx.nd.ftml_update(w, mx.nd.array([1.0]), d, v, z, lr=0.1, t=1).asnumpy()
     array([-0.1], dtype=float32)
     """
-    lr = need_lr(lr, "ftml_update")
+    lr = _positive_lr(lr, "ftml_update")
     g = _grad_plus_wd(grad, weight, rescale_grad, wd, clip_grad)
     v.mul_(beta2)
     if g is not None:

@@ -76,8 +76,5 @@ class AdamW(Optimizer):
     def _exact_arrays(self, weight, state):
         return [weight, state[0], state[1]]
 
-    def _exact_encode(self, rows, window):
-        return moments.encode(rows, self.epsilon)
-
-    def _exact_decode(self, comps, rows, window):
-        return moments.decode(comps, rows, window, self.beta1, self.beta2)
+    def _exact_apply(self, maps, rows, window):
+        return moments.catch_up(maps, rows, window, self.beta1, self.beta2, self.epsilon)

@@ -105,25 +105,18 @@ def apply_linear(maps, comps):
     """
     n = maps.shape[1]
     nonzero = (maps != 0).any(dim=0).tolist()
+    coefs = maps.to(comps[0].dtype)
+    shape = (-1,) + (1,) * (comps[0].dim() - 1)
     out = []
     for i in range(n):
         acc = None
         for k in range(n):
             if not nonzero[i][k]:
                 continue
-            c = comps[k]
-            coef = maps[:, i, k].to(c.dtype).view((-1,) + (1,) * (c.dim() - 1))
-            term = c * coef
-            acc = term if acc is None else acc.add_(term)
+            coef = coefs[:, i, k].view(shape)
+            acc = comps[k] * coef if acc is None else acc.addcmul_(comps[k], coef)
         out.append(acc if acc is not None else torch.zeros_like(comps[i]))
     return out
-
-
-def _left_multiply(a, maps):
-    """``a @ maps[j]`` for every ``j``, as one matrix product."""
-    j, n, _ = maps.shape
-    flat = maps.permute(1, 0, 2).reshape(n, j * n)
-    return (a @ flat).reshape(n, j, n).permute(1, 0, 2).contiguous()
 
 
 class RowClock:
@@ -135,7 +128,7 @@ class RowClock:
         self.base = 0
         self.last = torch.zeros(rows, dtype=torch.int64, device=device)
         self.steps = []
-        self.maps = None  # (len(steps)+1, n, n) float64; None while every map is the identity
+        self.maps = None  # (n, capacity, n) float64 products; None while every map is identity
         self.device = device
 
     def window_full(self, limit):
@@ -168,18 +161,35 @@ class RowClock:
         """Record a lazy step (its skip map and hyperparameters); rows ``idx`` are current."""
         a = torch.as_tensor(np.asarray(skip, dtype=np.float64), device=self.device)
         n = a.shape[0]
-        eye = torch.eye(n, dtype=torch.float64, device=self.device)
-        if self.maps is not None and self.maps.shape[1] != n:
+        if self.maps is not None and self.maps.shape[0] != n:
             raise ValueError(f"{type(opt).__name__}: the skip map changed size from "
-                             f"{self.maps.shape[1]} to {n} inside a window")
-        if self.maps is not None or not torch.equal(a, eye):
-            if self.maps is None:
-                self.maps = eye.expand(len(self.steps) + 1, n, n).clone()
-            self.maps = torch.cat([_left_multiply(a, self.maps), eye[None]])
+                             f"{self.maps.shape[0]} to {n} inside a window")
+        if self.maps is not None or not torch.equal(a, torch.eye(n, dtype=a.dtype,
+                                                                 device=a.device)):
+            used = len(self.steps) + 1
+            if self.maps is None or self.maps.shape[1] < used + 1:
+                self._grow(n, used, max(2 * used, 64))
+            # maps[:, j, :] is the product for offset j: left-multiplying every product by the
+            # new step is one (n, n) @ (n, used * n) matrix product on a contiguous view
+            view = self.maps[:, :used, :].reshape(n, used * n)
+            view.copy_(a @ view)
+            self.maps[:, used, :] = torch.eye(n, dtype=a.dtype, device=a.device)
         self.steps.append(dict(step))
         self.step += 1
         if idx.numel():
             self.last.index_fill_(0, idx, self.step)
+
+    def _grow(self, n, used, capacity):
+        """(Re)allocate the ``(n, capacity, n)`` product buffer keeping the first ``used``."""
+        eye = torch.eye(n, dtype=torch.float64, device=self.device)
+        buf = eye[:, None, :].expand(n, capacity, n).clone()
+        if self.maps is not None:
+            buf[:, :used, :] = self.maps[:, :used, :]
+        self.maps = buf
+
+    def _window_maps(self, offsets):
+        """``(R, n, n)`` products for the given window offsets."""
+        return self.maps.index_select(1, offsets).permute(1, 0, 2)
 
     def record_all(self, step):  # noqa: ARG002 - same signature family as record
         """Record a step that updated every row (dense or standard step)."""
@@ -204,9 +214,7 @@ class RowClock:
             sel, start = idx[lo:lo + chunk], a[lo:lo + chunk]
             rows = [t.index_select(0, sel) for t in arrays]
             window = Window(self.steps, start - self.base)
-            comps = opt._exact_encode(rows, window)
-            if self.maps is not None:
-                comps = apply_linear(self.maps.index_select(0, window.offsets), comps)
-            new = opt._exact_decode(comps, rows, window)
+            maps = None if self.maps is None else self._window_maps(window.offsets)
+            new = opt._exact_apply(maps, rows, window)
             for t, r in zip(arrays, new):
                 t.index_copy_(0, sel, r.to(t.dtype))

@@ -23,7 +23,7 @@ step in one vectorised pass over their window.
 import numpy as np
 import torch
 
-__all__ = ["ORDER", "TOLERANCE", "skip_map", "encode", "decode"]
+__all__ = ["ORDER", "TOLERANCE", "skip_map", "encode", "decode", "catch_up"]
 
 ORDER = 4
 TOLERANCE = 0.02
@@ -60,16 +60,43 @@ def encode(rows, eps):
     return comps
 
 
+def catch_up(maps, rows, window, beta1, beta2, eps):
+    """The same result as ``decode(apply_linear(maps, encode(rows)))``, faster: the weight row
+    of the map is evaluated as a polynomial in ``-eps / sqrt(v)`` (Horner's rule)."""
+    w, m, v = rows
+    coefs = maps.to(w.dtype)
+    shape = (-1,) + (1,) * (w.dim() - 1)
+
+    def coef(i, k):
+        return coefs[:, i, k].view(shape)
+
+    s = v.sqrt()
+    inv = torch.where(s > 0, s.reciprocal(), torch.zeros_like(s))
+    x = inv * (-eps)
+    poly = coef(0, 3 + ORDER - 1).expand_as(w).clone()
+    for n in range(ORDER - 2, -1, -1):
+        poly.mul_(x).add_(coef(0, 3 + n))
+    new_w = (m * inv).mul_(poly).addcmul_(w, coef(0, 0))
+    new = [new_w, m * coef(1, 1), v * coef(2, 2)]
+    return _exact_fixup(new, rows, s, window, beta1, beta2)
+
+
 def decode(comps, rows, window, beta1, beta2):
     """Coordinates back to ``[w, m, v]``; elements outside the expansion's range get the
     exact sum over their skipped steps (``window.steps`` hold ``L``, ``c`` and ``e``)."""
-    w, m, v = comps[0], comps[1], comps[2]
-    m0, v0 = rows[1], rows[2]
-    s0 = v0.sqrt()
+    return _exact_fixup([comps[0], comps[1], comps[2]], rows, rows[2].sqrt(), window, beta1,
+                        beta2)
+
+
+def _exact_fixup(new, rows, s0, window, beta1, beta2):
+    """Replace the weights of elements outside the expansion's range by the exact sum."""
+    w, m, v = new
+    m0 = rows[1]
     e_max = max(step["e"] for step in window.steps)
     shape = (-1,) + (1,) * (m0.dim() - 1)
-    reach = (beta2 ** (window.gaps.to(s0.dtype) / 2.0)).view(shape)
-    mask = (m0 != 0) & (e_max > TOLERANCE * s0 * reach)
+    # per row: below this sqrt(v) the expansion's error bound exceeds TOLERANCE
+    floor = (e_max / TOLERANCE) * beta2 ** (-window.gaps.to(s0.dtype) / 2.0)
+    mask = (s0 < floor.view(shape)).logical_and_(m0 != 0)
     if bool(mask.any()):
         exact = _exact_weights(rows[0], m0, s0, mask, window, beta1, beta2)
         w = w.masked_scatter(mask, exact.to(w.dtype))

@@ -37,7 +37,7 @@ import torch
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
 from ..ops.optimizer_ops import full_rows
-from .exact import ClockTable
+from .exact import ClockTable, apply_linear
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater", "LAZY_MODES"]
 
@@ -383,6 +383,14 @@ class Optimizer:
         return comps[:len(rows)]
 
     _exact_nonlinear = False  # True when _exact_decode does more than return coordinates
+
+    def _exact_apply(self, maps, rows, window):
+        """Catch rows up: encode, apply the per-row product of skip maps (``(R, n, n)``, or
+        None for the identity), decode. Optimizers may replace it with a faster closed form."""
+        comps = self._exact_encode(rows, window)
+        if maps is not None:
+            comps = apply_linear(maps, comps)
+        return self._exact_decode(comps, rows, window)
 
     def _clock(self, weight):
         return self._clocks.setdefault(weight)
