@@ -11,8 +11,11 @@ optimizer class, ``opt.update``), the peers on the same data (torch's ``SGD``,
 with ``index_select``/``index_copy_``, MXNet's lazy kernels in a subprocess), and
 the memory-traffic bound: ``rows x 128 x 4 bytes x arrays touched / copy
 bandwidth``, with the copy bandwidth measured in the same run. A dense Adam step
-on the whole weight is printed for contrast. Prints Markdown tables of median
-milliseconds and the ratios sparsenet / fastest peer and sparsenet / bound.
+on the whole weight is printed for contrast, and the *row-access floor*: the same
+gathers and scatters as each lazy kernel with no arithmetic (random 512-byte rows are
+latency-bound, so this floor sits well above the bandwidth bound). Prints Markdown
+tables of median milliseconds and the ratios sparsenet / fastest peer, / bound and
+/ floor.
 """
 import argparse
 import gc
@@ -35,10 +38,11 @@ ROWS_TOTAL, DIM, ROTATE = 1_000_000, 128, 64
 TRAFFIC = {"SGD": 3, "SGD-momentum": 5, "Adam": 7, "AdaGrad": 5}
 
 
-def interleaved_medians(steps, repeat, warmup=2):
+def interleaved_medians(steps, repeat, warmup=2, external=None, block=5):
     """Median milliseconds of each step function, calling them round-robin so that load
     changes on a shared machine hit every implementation alike. Every call gets the next
-    gradient of the rotation, so the rows it touches are cold in the cache."""
+    gradient of the rotation, so the rows it touches are cold in the cache. ``external``
+    (a process measuring other implementations) runs ``block`` rounds after each block."""
     times = {name: [] for name in steps}
     call = 0
     for i in range(warmup + repeat):
@@ -49,7 +53,10 @@ def interleaved_medians(steps, repeat, warmup=2):
             call += 1
             if i >= warmup:
                 times[name].append(elapsed)
-    return {name: statistics.median(t) * 1e3 for name, t in times.items()}
+        if external is not None and (i + 1) % block == 0:
+            for name, ts in external.run(block, keep=i >= warmup).items():
+                times.setdefault(name, []).extend(ts)
+    return {name: statistics.median(t) * 1e3 for name, t in times.items() if t}
 
 
 def copy_bandwidth_gbs(repeat=7):
@@ -136,6 +143,34 @@ def torch_steps(weight, grads):
     return steps
 
 
+def floor_steps(weight, grads):
+    """The row accesses of each lazy kernel with no arithmetic: its gathers and scatters."""
+    states = [torch.zeros_like(weight) for _ in range(2)]
+
+    def sgd(k):
+        idx, g = grads[k]
+        weight.index_add_(0, idx, g)
+
+    def one_state(k):
+        idx, g = grads[k]
+        r = states[0].index_select(0, idx)
+        states[0].index_copy_(0, idx, r)
+        weight.index_add_(0, idx, r)
+
+    def two_states(k):
+        idx, g = grads[k]
+        r, q = states[0].index_select(0, idx), states[1].index_select(0, idx)
+        states[0].index_copy_(0, idx, r)
+        states[1].index_copy_(0, idx, q)
+        weight.index_add_(0, idx, r)
+
+    name = "row-access floor: the kernel's gathers/scatters only ({})"
+    return {("SGD", name.format("w.index_add_")): sgd,
+            ("SGD-momentum", name.format("1 state")): one_state,
+            ("Adam", name.format("2 states")): two_states,
+            ("AdaGrad", name.format("1 state")): one_state}
+
+
 def dense_adam_contrast(weight, repeat):
     grad = torch.randn_like(weight)
     p = torch.nn.Parameter(weight)
@@ -154,9 +189,9 @@ def dense_adam_contrast(weight, repeat):
 
 
 MXNET_SCRIPT = textwrap.dedent("""
-    import json, statistics, sys, time
+    import json, sys, time
     import numpy as np, mxnet as mx
-    rows, repeat, total, dim, rotate = map(int, sys.argv[1:6])
+    rows, total, dim, rotate = map(int, sys.argv[1:5])
     rng = np.random.default_rng(rows)
     grads = []
     for _ in range(rotate):
@@ -164,39 +199,55 @@ MXNET_SCRIPT = textwrap.dedent("""
         grads.append(mx.nd.sparse.row_sparse_array(
             (mx.nd.random.normal(shape=(rows, dim)), idx), shape=(total, dim)))
     w = mx.nd.random.normal(shape=(total, dim))
-    def med(step):
-        for k in range(3): step(k % rotate); w.wait_to_read()
-        ts = []
-        for i in range(3, repeat + 3):
-            t0 = time.perf_counter(); step(i % rotate); w.wait_to_read()
-            ts.append(time.perf_counter() - t0)
-        return statistics.median(ts) * 1e3
-    out = {}
-    mom = mx.nd.zeros((total, dim))
-    out["SGD-momentum"] = med(lambda k: mx.nd.sgd_mom_update(
-        w, grads[k], mom, lr=0.1, momentum=0.9, lazy_update=True, out=w))
-    del mom
-    mean, var = mx.nd.zeros((total, dim)), mx.nd.zeros((total, dim))
-    out["Adam"] = med(lambda k: mx.nd.adam_update(
-        w, grads[k], mean, var, lr=0.001, lazy_update=True, out=w))
-    del mean, var
-    hist = mx.nd.zeros((total, dim))
-    out["AdaGrad"] = med(lambda k: mx.nd.sparse.adagrad_update(
-        w, grads[k], hist, lr=0.1, epsilon=1e-7, out=w))
-    print(json.dumps(out))
+    mom, mean, var, hist = (mx.nd.zeros((total, dim)) for _ in range(4))
+    steps = {
+        "SGD-momentum": lambda k: mx.nd.sgd_mom_update(
+            w, grads[k], mom, lr=0.1, momentum=0.9, lazy_update=True, out=w),
+        "Adam": lambda k: mx.nd.adam_update(
+            w, grads[k], mean, var, lr=0.001, lazy_update=True, out=w),
+        "AdaGrad": lambda k: mx.nd.sparse.adagrad_update(
+            w, grads[k], hist, lr=0.1, epsilon=1e-7, out=w),
+    }
+    call = 0
+    print("ready", flush=True)
+    for line in sys.stdin:
+        n = int(line)
+        out = {name: [] for name in steps}
+        for _ in range(n):
+            for name, step in steps.items():
+                t0 = time.perf_counter(); step(call % rotate); w.wait_to_read()
+                out[name].append(time.perf_counter() - t0); call += 1
+        print(json.dumps(out), flush=True)
 """)
 
 
-def mxnet_cases(python, rows, repeat, threads):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MXNET_CPU_WORKER_NTHREADS=str(threads))
-    out = subprocess.run([python, "-c", MXNET_SCRIPT, str(rows), str(repeat), str(ROWS_TOTAL),
-                          str(DIM), str(ROTATE)], env=env, capture_output=True, text=True,
-                         check=True)
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    names = {"SGD-momentum": "MXNet 1.9.1 sgd_mom_update (lazy)",
+class MXNetSteps:
+    """MXNet 1.9.1's lazy kernels in a subprocess (another venv), measured in blocks between
+    sparsenet's rounds."""
+
+    NAMES = {"SGD-momentum": "MXNet 1.9.1 sgd_mom_update (lazy)",
              "Adam": "MXNet 1.9.1 adam_update (lazy)",
              "AdaGrad": "MXNet 1.9.1 sparse.adagrad_update"}
-    return {(k, names[k]): v for k, v in got.items()}
+
+    def __init__(self, python, rows, threads):
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads),
+                   MXNET_CPU_WORKER_NTHREADS=str(threads))
+        self.proc = subprocess.Popen([python, "-c", MXNET_SCRIPT, str(rows), str(ROWS_TOTAL),
+                                      str(DIM), str(ROTATE)], env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        while self.proc.stdout.readline().strip() != "ready":
+            if self.proc.poll() is not None:
+                raise RuntimeError("the MXNet subprocess exited before starting")
+
+    def run(self, n, keep=True):
+        self.proc.stdin.write(f"{n}\n")
+        self.proc.stdin.flush()
+        got = json.loads(self.proc.stdout.readline())
+        return {(k, self.NAMES[k]): v for k, v in got.items()} if keep else {}
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
 
 
 def report(rows, results, bandwidth):
@@ -208,21 +259,24 @@ def report(rows, results, bandwidth):
                 lines.append(f"| {label} | {name} | {ms:.3f} |")
         bound = rows * DIM * 4 * TRAFFIC[label] / (bandwidth * 1e9) * 1e3
         lines.append(f"| {label} | memory-traffic bound ({TRAFFIC[label]} arrays) | {bound:.3f} |")
-    lines += ["", "| optimizer | sparsenet lazy / fastest peer | sparsenet lazy / bound |",
-              "|---|---|---|"]
+    lines += ["", "| optimizer | sparsenet lazy / fastest peer | sparsenet lazy / bound | "
+              "sparsenet lazy / row-access floor |", "|---|---|---|---|"]
     for label in TRAFFIC:
         ours = results[(label, f"sparsenet {label} (lazy)")]
         peers = [ms for (lab, name), ms in results.items()
-                 if lab == label and not name.startswith("sparsenet")]
+                 if lab == label and not name.startswith(("sparsenet", "row-access"))]
+        floor = [ms for (lab, name), ms in results.items()
+                 if lab == label and name.startswith("row-access")][0]
         bound = rows * DIM * 4 * TRAFFIC[label] / (bandwidth * 1e9) * 1e3
-        lines.append(f"| {label} | {ours / min(peers):.2f} | {ours / bound:.2f} |")
+        lines.append(f"| {label} | {ours / min(peers):.2f} | {ours / bound:.2f} | "
+                     f"{ours / floor:.2f} |")
     return "\n".join(lines)
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--repeat", type=int, default=30)
+    p.add_argument("--repeat", type=int, default=40)
     p.add_argument("--rows", type=int, nargs="+", default=[1000, 10000])
     p.add_argument("--mxnet-python", default=None,
                    help="python of a venv with mxnet==1.9.1 (measured in a subprocess)")
@@ -237,11 +291,16 @@ def main(argv=None):
     weight = torch.randn(ROWS_TOTAL, DIM)
     for rows in args.rows:
         grads = make_grads(rows, seed=rows)
-        steps = {**sparsenet_steps(weight, grads), **torch_steps(weight, grads)}
-        results = interleaved_medians(steps, args.repeat)
+        steps = {**sparsenet_steps(weight, grads), **torch_steps(weight, grads),
+                 **floor_steps(weight, grads)}
+        external = MXNetSteps(args.mxnet_python, rows, args.threads) if args.mxnet_python \
+            else None
+        try:
+            results = interleaved_medians(steps, args.repeat, external=external)
+        finally:
+            if external is not None:
+                external.close()
         del steps
-        if args.mxnet_python:
-            results.update(mxnet_cases(args.mxnet_python, rows, args.repeat, args.threads))
         print(report(rows, results, bandwidth))
         print()
         gc.collect()

@@ -220,3 +220,13 @@ def test_exact_long_run_with_long_gaps(name, kwargs, monkeypatch):
     std = train(name, kwargs, False, grads, shape=shape, sched=sched())
     ex = train(name, kwargs, "exact", grads, shape=shape, sched=sched())
     assert_same_training(ex, std, rtol=2e-5, atol=2e-6)
+
+
+def test_exact_catch_up_in_row_chunks(monkeypatch):
+    from sparsenet.ops import optimizer_ops
+    monkeypatch.setattr(optimizer_ops, "_CHUNK_BYTES", 3 * 4)
+    shape = (12, 3)
+    grads = sparse_grads(shape, 12, np.random.default_rng(3))
+    for name, kwargs in [("adam", {}), ("sgd", dict(momentum=0.9, wd=0.1))]:
+        assert_same_training(train(name, kwargs, "exact", grads, shape=shape),
+                             train(name, kwargs, False, grads, shape=shape))

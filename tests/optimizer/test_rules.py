@@ -304,3 +304,29 @@ def test_ftrl_learning_rate_default_and_scheduler():
     sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=0.4)
     opt = mx.optimizer.Ftrl(lr_scheduler=sched)
     assert opt.learning_rate == 0.4  # the scheduler wins, as in MXNet
+
+
+@pytest.mark.parametrize("case_id", ["adam", "adagrad", "rmspropalex", "ftrl", "nag"])
+def test_rules_with_row_chunks(case_id, monkeypatch):
+    """Large gradients are processed in cache-sized row chunks: force 2-row chunks."""
+    from sparsenet.ops import optimizer_ops
+    monkeypatch.setattr(optimizer_ops, "_CHUNK_BYTES", 2 * 3 * 4)
+    test_rule_matches_numpy(case_id, "default", True, (9, 3))
+    test_rule_matches_numpy(case_id, "row_sparse", True, (9, 3))
+
+
+def test_sgd_momentum_with_row_chunks(monkeypatch):
+    from sparsenet.ops import optimizer_ops
+    monkeypatch.setattr(optimizer_ops, "_CHUNK_BYTES", 4)
+    rng = np.random.default_rng(12)
+    w0 = rng.standard_normal((8, 2)).astype(np.float32)
+    grads = grad_sequence(w0.shape, ["random", "all", "random"], rng)
+    opt = mx.optimizer.SGD(momentum=0.9, **COMMON)
+    weight, state = run_optimizer(opt, w0, grads)
+
+    def step(w, g, s, t):
+        m = 0.9 * s[0] - LR * WD * w - LR * clip_rescale(g, RESCALE, CLIP)
+        return w + m, [m]
+    w_ref, s_ref = run_reference(step, w0, [np.zeros(w0.shape)], grads, True)
+    assert_close(weight, w_ref)
+    assert_close(state, s_ref[0], what="momentum")

@@ -33,13 +33,16 @@ alone; the states are always updated in place.
 >>> w.asnumpy()[:, 0]
 array([1.  , 1.  , 0.89, 1.  ], dtype=float32)
 """
+import math
+
 import torch
 
 from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
 from .registry import DEFAULT, ROW_SPARSE, Operator, rule
 
-__all__ = ["UpdateOperator", "update_op", "full_rows", "rescale_clip", "scaled_grad_alpha",
+__all__ = ["UpdateOperator", "update_op", "full_rows", "row_chunks", "rescale_clip",
+           "scaled_grad_alpha",
            "need_lr", "lazy_rows", "standard_rows",
            "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update",
            "nag_mom_update", "mp_nag_mom_update", "signsgd_update", "signum_update",
@@ -77,6 +80,24 @@ def full_rows(arr, opname, role="state"):
     idx = torch.arange(rows, device=data.device)
     arr._replace(RowSparseNDArray._from_parts(data, idx, arr.shape))
     return data
+
+
+_CHUNK_BYTES = 1 << 18
+
+
+def row_chunks(idx, rows_like):
+    """Slices of ``idx`` small enough (about 256 KiB of ``rows_like`` rows each) that a lazy
+    kernel's temporaries stay in the CPU cache; one slice on other devices.
+
+    >>> [(s.start, s.stop) for s in row_chunks(torch.arange(5), torch.zeros(5, 100000))]
+    [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    """
+    n = idx.numel()
+    row_bytes = math.prod(rows_like.shape[1:]) * rows_like.element_size()
+    step = max(1, _CHUNK_BYTES // max(1, row_bytes))
+    if n <= step or rows_like.device.type != "cpu":
+        return (slice(0, n),)
+    return [slice(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
 def rescale_clip(g, rescale_grad, clip_gradient):
@@ -171,13 +192,12 @@ def lazy_rows(op, weight, grad, states, params):
     """Run ``op``'s dense definition on the rows in ``grad.indices`` only; return the weight."""
     _check_shapes(weight, grad, op.name)
     tensors = _all_rows(op, weight, states)
-    idx = grad._indices
-    if idx.numel() == 0:
-        return weight
-    rows = [t.index_select(0, idx) for t in tensors]
-    op.fn(rows[0], grad._data, *rows[1:], **params)
-    for t, r in zip(tensors, rows):
-        t.index_copy_(0, idx, r)
+    for part in row_chunks(grad._indices, tensors[0]):
+        idx = grad._indices[part]
+        rows = [t.index_select(0, idx) for t in tensors]
+        op.fn(rows[0], grad._data[part], *rows[1:], **params)
+        for t, r in zip(tensors, rows):
+            t.index_copy_(0, idx, r)
     return weight
 
 
@@ -247,13 +267,11 @@ def _sgd_lazy_add(weight, grad, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient
     _check_shapes(weight, grad, "sgd_update")
     w = full_rows(weight, "sgd_update", "weight")
     lr = need_lr(lr, "sgd_update")
-    if grad._indices.numel():
-        g, k = scaled_grad_alpha(grad._data, rescale_grad, clip_gradient)
-        # torch's dense += sparse kernel: one pass over the rows (index_add_ with alpha != 1
-        # is several times slower on CPU)
-        rows = torch.sparse_coo_tensor(grad._indices.reshape(1, -1), g, w.shape,
-                                       is_coalesced=True, check_invariants=False)
-        w.add_(rows, alpha=-lr * k)
+    for part in row_chunks(grad._indices, w):
+        # scale a cache-sized chunk, then a plain index_add_ (index_add_ with alpha != 1, and
+        # torch's dense += sparse, are slower on CPU)
+        step = rescale_clip(grad._data[part], rescale_grad, clip_gradient).mul_(-lr)
+        w.index_add_(0, grad._indices[part], step.to(w.dtype))
     return weight
 
 
@@ -295,16 +313,15 @@ def _sgd_mom_lazy(weight, grad, mom, lr=None, momentum=0.0, wd=0.0, rescale_grad
     w = full_rows(weight, "sgd_mom_update", "weight")
     m = full_rows(mom, "sgd_mom_update")
     lr = need_lr(lr, "sgd_mom_update")
-    idx = grad._indices
-    if idx.numel() == 0:
-        return weight
-    rows = m.index_select(0, idx).mul_(momentum)
-    if wd:
-        rows.add_(w.index_select(0, idx), alpha=-lr * wd)
-    g, k = scaled_grad_alpha(grad._data, rescale_grad, clip_gradient)
-    rows.add_(g, alpha=-lr * k)
-    m.index_copy_(0, idx, rows)
-    w.index_add_(0, idx, rows.to(w.dtype))
+    for part in row_chunks(grad._indices, w):
+        idx = grad._indices[part]
+        rows = m.index_select(0, idx).mul_(momentum)
+        if wd:
+            rows.add_(w.index_select(0, idx), alpha=-lr * wd)
+        g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)
+        rows.add_(g, alpha=-lr * k)
+        m.index_copy_(0, idx, rows)
+        w.index_add_(0, idx, rows.to(w.dtype))
     return weight
 
 

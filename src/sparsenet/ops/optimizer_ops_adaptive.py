@@ -17,7 +17,7 @@ import torch
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from .optimizer_ops import (UpdateOperator, _check_shapes, full_rows, need_lr, rescale_clip,
-                            scaled_grad_alpha, update_op)
+                            row_chunks, scaled_grad_alpha, update_op)
 from .registry import DEFAULT, ROW_SPARSE, rule
 
 __all__ = ["adam_update", "adamw_update", "adagrad_update", "group_adagrad_update",
@@ -53,20 +53,18 @@ def _adam_lazy(weight, grad, mean, var, lr=None, beta1=0.9, beta2=0.999, epsilon
     w = full_rows(weight, "adam_update", "weight")
     m, v = full_rows(mean, "adam_update"), full_rows(var, "adam_update")
     lr = need_lr(lr, "adam_update")
-    idx = grad._indices
-    if idx.numel() == 0:
-        return weight
-    g = grad._data
-    if wd or rescale_grad != 1.0 or (clip_gradient is not None and clip_gradient >= 0):
-        g = _grad_plus_wd(g, w.index_select(0, idx) if wd else None, rescale_grad, wd,
-                          clip_gradient)
-    mr = m.index_select(0, idx).mul_(beta1).add_(g, alpha=1.0 - beta1)
-    vr = v.index_select(0, idx).mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
-    m.index_copy_(0, idx, mr)
-    v.index_copy_(0, idx, vr)
-    step = vr.sqrt_().add_(epsilon)
-    torch.div(mr, step, out=step).mul_(-lr)  # index_add_ with alpha != 1 is slow on CPU
-    w.index_add_(0, idx, step.to(w.dtype))
+    for part in row_chunks(grad._indices, w):
+        idx, g = grad._indices[part], grad._data[part]
+        if wd or rescale_grad != 1.0 or (clip_gradient is not None and clip_gradient >= 0):
+            g = _grad_plus_wd(g, w.index_select(0, idx) if wd else None, rescale_grad, wd,
+                              clip_gradient)
+        mr = m.index_select(0, idx).mul_(beta1).add_(g, alpha=1.0 - beta1)
+        vr = v.index_select(0, idx).mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
+        m.index_copy_(0, idx, mr)
+        v.index_copy_(0, idx, vr)
+        step = vr.sqrt_().add_(epsilon)
+        torch.div(mr, step, out=step).mul_(-lr)  # index_add_ with alpha != 1 is slow on CPU
+        w.index_add_(0, idx, step.to(w.dtype))
     return weight
 
 
@@ -192,17 +190,16 @@ def _adagrad_lazy(weight, grad, history, lr=None, epsilon=1e-7, wd=0.0, rescale_
     w = full_rows(weight, "adagrad_update", "weight")
     h = full_rows(history, "adagrad_update")
     lr = need_lr(lr, "adagrad_update")
-    idx = grad._indices
-    if idx.numel() == 0:
-        return weight
-    g, k = scaled_grad_alpha(grad._data, rescale_grad, clip_gradient)
-    hr = h.index_select(0, idx).addcmul_(g, g, value=k * k)
-    h.index_copy_(0, idx, hr)
-    step = hr.add_(epsilon).sqrt_()
-    torch.div(g, step, out=step).mul_(-lr * k)  # index_add_ with alpha != 1 is slow on CPU
-    if wd:
-        step.add_(w.index_select(0, idx), alpha=-lr * wd)
-    w.index_add_(0, idx, step.to(w.dtype))
+    for part in row_chunks(grad._indices, w):
+        idx = grad._indices[part]
+        g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)
+        hr = h.index_select(0, idx).addcmul_(g, g, value=k * k)
+        h.index_copy_(0, idx, hr)
+        step = hr.add_(epsilon).sqrt_()
+        torch.div(g, step, out=step).mul_(-lr * k)  # index_add_ with alpha != 1 is slow on CPU
+        if wd:
+            step.add_(w.index_select(0, idx), alpha=-lr * wd)
+        w.index_add_(0, idx, step.to(w.dtype))
     return weight
 
 

@@ -22,12 +22,9 @@ import weakref
 import numpy as np
 import torch
 
-from ..ops.optimizer_ops import full_rows
+from ..ops.optimizer_ops import full_rows, row_chunks
 
 __all__ = ["RowClock", "Window", "apply_linear", "ClockTable"]
-
-_CHUNK_ELEMENTS = 1 << 22
-
 
 class ClockTable:
     """The :class:`RowClock` of each weight, keyed by the weight object's identity.
@@ -140,7 +137,7 @@ class RowClock:
         """Apply the skipped steps to rows ``idx`` of ``weight`` and ``state``."""
         if not self.steps or idx.numel() == 0:
             return
-        a = self.last.index_select(0, idx)
+        a = self.last.index_select(0, idx).clamp_(min=self.base)
         stale = (a < self.step).nonzero().view(-1)
         if stale.numel() == 0:
             return
@@ -152,9 +149,10 @@ class RowClock:
     def sync(self, opt, weight, state):
         """Bring every stale row up to date and restart the window."""
         if self.steps:
-            stale = (self.last < self.step).nonzero().view(-1)
+            last = self.last.clamp(min=self.base)
+            stale = (last < self.step).nonzero().view(-1)
             if stale.numel():
-                self._apply(opt, weight, state, stale, self.last.index_select(0, stale))
+                self._apply(opt, weight, state, stale, last.index_select(0, stale))
         self._restart()
 
     def record(self, opt, skip, step, idx):
@@ -197,8 +195,8 @@ class RowClock:
         self._restart()
 
     def _restart(self):
+        # every row is current as of ``base``: a row's step is max(last[row], base)
         self.base = self.step
-        self.last.fill_(self.step)
         self.steps = []
         self.maps = None
 
@@ -208,10 +206,8 @@ class RowClock:
         name = type(opt).__name__
         arrays = [full_rows(x, name, "weight" if x is weight else "state")
                   for x in opt._exact_arrays(weight, state)]
-        row_numel = max(1, arrays[0][0].numel()) if arrays[0].shape[0] else 1
-        chunk = max(1, _CHUNK_ELEMENTS // row_numel)
-        for lo in range(0, idx.numel(), chunk):
-            sel, start = idx[lo:lo + chunk], a[lo:lo + chunk]
+        for part in row_chunks(idx, arrays[0]):
+            sel, start = idx[part], a[part]
             rows = [t.index_select(0, sel) for t in arrays]
             window = Window(self.steps, start - self.base)
             maps = None if self.maps is None else self._window_maps(window.offsets)
