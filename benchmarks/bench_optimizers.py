@@ -21,12 +21,12 @@ import argparse
 import gc
 import json
 import os
-import warnings
 import statistics
 import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 import torch

@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 import torch
+from optim_helpers import grad_sequence
 
 import sparsenet as mx
-from optim_helpers import grad_sequence
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 

@@ -2,9 +2,9 @@
 with the standard rule (lazy_update=False) to float tolerance, schedules included."""
 import numpy as np
 import pytest
+from optim_helpers import as_grad, as_weight, flatten_state, grad_sequence
 
 import sparsenet as mx
-from optim_helpers import as_grad, as_weight, flatten_state, grad_sequence
 
 SCHEDULES = {
     "constant": lambda: None,
@@ -181,9 +181,10 @@ def test_exact_with_multi_precision():
 
 
 def test_moments_fast_catch_up_equals_encode_linear_decode():
+    import torch
+
     from sparsenet.optimizer import moments
     from sparsenet.optimizer.exact import Window, apply_linear
-    import torch
     rng = np.random.default_rng(0)
     rows = [torch.tensor(rng.standard_normal((6, 5)), dtype=torch.float32),
             torch.tensor(rng.standard_normal((6, 5)), dtype=torch.float32),

@@ -7,10 +7,16 @@ import zlib
 
 import numpy as np
 import pytest
+from optim_helpers import (
+    assert_close,
+    clip_rescale,
+    flatten_state,
+    grad_sequence,
+    run_optimizer,
+    run_reference,
+)
 
 import sparsenet as mx
-from optim_helpers import (assert_close, clip_rescale, flatten_state, grad_sequence,
-                           run_optimizer, run_reference)
 
 LR, WD, RESCALE, CLIP = 0.1, 0.1, 1.5, 0.7
 
@@ -313,6 +319,7 @@ def test_rules_with_row_chunks(case_id, monkeypatch):
     monkeypatch.setattr(optimizer_ops, "_CHUNK_BYTES", 2 * 3 * 4)
     test_rule_matches_numpy(case_id, "default", True, (9, 3))
     test_rule_matches_numpy(case_id, "row_sparse", True, (9, 3))
+    test_rule_matches_numpy(case_id, "default", False, (9, 3))
 
 
 def test_sgd_momentum_with_row_chunks(monkeypatch):

@@ -16,8 +16,16 @@ import torch
 
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
-from .optimizer_ops import (UpdateOperator, _check_shapes, full_rows, need_lr, rescale_clip,
-                            row_chunks, scaled_grad_alpha, update_op)
+from .optimizer_ops import (
+    UpdateOperator,
+    _check_shapes,
+    full_rows,
+    need_lr,
+    rescale_clip,
+    row_chunks,
+    scaled_grad_alpha,
+    update_op,
+)
 from .registry import DEFAULT, ROW_SPARSE, rule
 
 __all__ = ["adam_update", "adamw_update", "adagrad_update", "group_adagrad_update",
@@ -53,7 +61,7 @@ def _adam_lazy(weight, grad, mean, var, lr=None, beta1=0.9, beta2=0.999, epsilon
     w = full_rows(weight, "adam_update", "weight")
     m, v = full_rows(mean, "adam_update"), full_rows(var, "adam_update")
     lr = need_lr(lr, "adam_update")
-    for part in row_chunks(grad._indices, w):
+    for part in row_chunks(grad._indices.numel(), w):
         idx, g = grad._indices[part], grad._data[part]
         if wd or rescale_grad != 1.0 or (clip_gradient is not None and clip_gradient >= 0):
             g = _grad_plus_wd(g, w.index_select(0, idx) if wd else None, rescale_grad, wd,
@@ -190,7 +198,7 @@ def _adagrad_lazy(weight, grad, history, lr=None, epsilon=1e-7, wd=0.0, rescale_
     w = full_rows(weight, "adagrad_update", "weight")
     h = full_rows(history, "adagrad_update")
     lr = need_lr(lr, "adagrad_update")
-    for part in row_chunks(grad._indices, w):
+    for part in row_chunks(grad._indices.numel(), w):
         idx = grad._indices[part]
         g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)
         hr = h.index_select(0, idx).addcmul_(g, g, value=k * k)

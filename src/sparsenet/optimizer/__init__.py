@@ -8,24 +8,24 @@ and calls a fused update operator whose storage-type rows pick the kernel.
 >>> sorted(mx.optimizer.Optimizer.opt_registry)[:4]
 ['adadelta', 'adagrad', 'adam', 'adamax']
 """
-from .optimizer import Optimizer, Updater, create, get_updater, register
-from .sgd import SGD, ccSGD
-from .nag import NAG
-from .signum import Signum
-from .sgld import SGLD
-from .dcasgd import DCASGD
-from .lars import LARS
-from .adam import Adam
-from .adamw import AdamW
-from .adamax import Adamax
-from .nadam import Nadam
-from .adagrad import AdaGrad
-from .group_adagrad import GroupAdaGrad
 from .adadelta import AdaDelta
-from .rmsprop import RMSProp
-from .ftrl import Ftrl
+from .adagrad import AdaGrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .dcasgd import DCASGD
 from .ftml import FTML
+from .ftrl import Ftrl
+from .group_adagrad import GroupAdaGrad
 from .lamb import LAMB
+from .lars import LARS
+from .nadam import Nadam
+from .nag import NAG
+from .optimizer import Optimizer, Updater, create, get_updater, register
+from .rmsprop import RMSProp
+from .sgd import SGD, ccSGD
+from .sgld import SGLD
+from .signum import Signum
 
 __all__ = ["Optimizer", "Updater", "create", "get_updater", "register", "SGD", "ccSGD", "NAG",
            "Signum", "SGLD", "DCASGD", "LARS", "Adam", "AdamW", "Adamax", "Nadam", "AdaGrad",

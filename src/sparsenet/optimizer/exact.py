@@ -189,7 +189,7 @@ class RowClock:
         """``(R, n, n)`` products for the given window offsets."""
         return self.maps.index_select(1, offsets).permute(1, 0, 2)
 
-    def record_all(self, step):  # noqa: ARG002 - same signature family as record
+    def record_all(self, step):
         """Record a step that updated every row (dense or standard step)."""
         self.step += 1
         self._restart()
@@ -206,7 +206,7 @@ class RowClock:
         name = type(opt).__name__
         arrays = [full_rows(x, name, "weight" if x is weight else "state")
                   for x in opt._exact_arrays(weight, state)]
-        for part in row_chunks(idx, arrays[0]):
+        for part in row_chunks(idx.numel(), arrays[0]):
             sel, start = idx[part], a[part]
             rows = [t.index_select(0, sel) for t in arrays]
             window = Window(self.steps, start - self.base)

@@ -30,7 +30,7 @@ TOLERANCE = 0.02
 _CHUNK = 1 << 21
 
 
-def skip_map(beta1, beta2, L, c, ratio):  # noqa: N803 - the step's learning rate
+def skip_map(beta1, beta2, L, c, ratio):
     """Matrix of one zero-gradient step on ``(w, m, v, r_0..r_{ORDER-1})``.
 
     ``ratio`` is the step's epsilon over the epsilon used to encode ``r_n``.

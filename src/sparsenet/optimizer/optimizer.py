@@ -191,7 +191,7 @@ class Optimizer:
                               "undefined.")
         self.lr = lr
 
-    def set_lr_scale(self, args_lrscale):  # noqa: ARG002 - MXNet's deprecated API
+    def set_lr_scale(self, args_lrscale):
         """Deprecated: use :meth:`set_lr_mult`."""
         raise DeprecationWarning("set_lr_scale is deprecated; use set_lr_mult")
 
@@ -260,7 +260,7 @@ class Optimizer:
     # ------------------------------------------------------------------ states
     def create_state(self, index, weight):
         """Create the auxiliary state (momentum, moments...) of one weight; None by default."""
-        return None
+        return
 
     def create_state_multi_precision(self, index, weight):
         """Like :meth:`create_state`, adding a float32 master copy for float16 weights.
@@ -368,7 +368,7 @@ class Optimizer:
     def _skip_map(self, step):
         """The zero-gradient step as a square matrix acting on :meth:`_exact_arrays`
         (after :meth:`_exact_encode`), or None when it has no closed form."""
-        return None
+        return
 
     def _exact_arrays(self, weight, state):
         """The arrays whose rows a skipped step changes, in the order of :meth:`_skip_map`."""

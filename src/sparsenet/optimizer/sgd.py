@@ -87,7 +87,7 @@ class SGD(Optimizer):
 
 
 @register
-class ccSGD(SGD):  # noqa: N801 - MXNet's name
+class ccSGD(SGD):
     """Deprecated alias of :class:`SGD` (kept for MXNet compatibility).
 
     >>> import sparsenet as mx
