@@ -340,12 +340,13 @@ class Optimizer:
                 self._fused(weight, grad, state, step, False)
                 clock.record_all(step)
                 return
-            if clock.window_full(self.exact_window):
+            full = clock.window_full(self.exact_window)
+            if full:
                 clock.sync(self, weight, state)
             clock.catch_up(self, weight, state, grad._indices)
             self._fused(weight, grad, state, step, True)
             clock.record(self, skip, step, grad._indices)
-            self._touched = grad._indices
+            self._touched = None if full else grad._indices
             return
         self._fused(weight, grad, state, step, self.lazy_update)
         if sparse and self.lazy_update:
