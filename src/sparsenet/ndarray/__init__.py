@@ -56,6 +56,11 @@ from ..ops.loss import (LinearRegressionOutput, LogisticRegressionOutput, MAEReg
 from ..ops.optimizer_ops import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
                                  nag_mom_update, mp_nag_mom_update, signsgd_update,
                                  signum_update, sgld_update, dcasgd_update, dcasgd_mom_update)
+from ..ops.optimizer_ops_adaptive import (adam_update, adamw_update, adagrad_update,
+                                          group_adagrad_update, adadelta_update, adamax_update,
+                                          nadam_update, rmsprop_update, rmspropalex_update,
+                                          ftrl_update, ftml_update, lamb_update_phase1,
+                                          lamb_update_phase2)
 from .. import random
 from ..random import (uniform as random_uniform, normal as random_normal,
                       randint as random_randint)
@@ -100,6 +105,9 @@ __all__ = [
     "Softmax", "MakeLoss", "make_loss",
     "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "nag_mom_update",
     "mp_nag_mom_update", "signsgd_update", "signum_update", "sgld_update", "dcasgd_update",
-    "dcasgd_mom_update",
+    "dcasgd_mom_update", "adam_update", "adamw_update", "adagrad_update",
+    "group_adagrad_update", "adadelta_update", "adamax_update", "nadam_update", "rmsprop_update",
+    "rmspropalex_update", "ftrl_update", "ftml_update", "lamb_update_phase1",
+    "lamb_update_phase2",
     "random_uniform", "random_normal", "random_randint",
 ]

@@ -27,6 +27,8 @@ from ..ops.nn import Embedding, FullyConnected
 from ..ops.loss import (LinearRegressionOutput, LogisticRegressionOutput, MAERegressionOutput,
                         make_loss)
 from ..ops.optimizer_ops import sgd_update, sgd_mom_update, nag_mom_update
+from ..ops.optimizer_ops_adaptive import (adam_update, adagrad_update, ftrl_update,
+                                          group_adagrad_update)
 
 __all__ = [
     "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",
@@ -42,5 +44,6 @@ __all__ = [
     "sum", "mean", "norm", "square_sum", "dot", "slice", "slice_axis", "take", "retain",
     "concat", "Embedding", "FullyConnected", "LinearRegressionOutput",
     "LogisticRegressionOutput", "MAERegressionOutput", "make_loss", "sgd_update",
-    "sgd_mom_update", "nag_mom_update",
+    "sgd_mom_update", "nag_mom_update", "adam_update", "adagrad_update", "ftrl_update",
+    "group_adagrad_update",
 ]
