@@ -50,6 +50,8 @@ from ..ops.dot import dot, batch_dot
 from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, concat, Concat,
                             stack, split, SliceChannel, one_hot, pick, gather_nd)
 from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
+from ..ops.loss import (l2_loss, l1_loss, sigmoid_bce_loss, softmax_ce_loss, logistic_loss,
+                        hinge_loss, squared_hinge_loss, huber_loss, kldiv_loss)
 from .. import random
 from ..random import (uniform as random_uniform, normal as random_normal,
                       randint as random_randint)
@@ -89,5 +91,7 @@ __all__ = [
     "dot", "batch_dot", "slice", "crop", "slice_axis", "slice_like", "take", "retain", "concat",
     "Concat", "stack", "split", "SliceChannel", "one_hot", "pick", "gather_nd",
     "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
+    "l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logistic_loss", "hinge_loss",
+    "squared_hinge_loss", "huber_loss", "kldiv_loss",
     "random_uniform", "random_normal", "random_randint",
 ]

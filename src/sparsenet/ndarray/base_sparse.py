@@ -94,6 +94,10 @@ class BaseSparseNDArray(NDArray):
                             f"{other.stype} array's")
         for name in self._storage_slots:
             setattr(self, name, getattr(other, name))
+        if self._grad is not None and self._grad_req != "null":  # stay an autograd leaf
+            from .. import autograd
+            self._make_leaf(True)
+            autograd.register_variable(self)
 
     def _dense_tensor(self):
         from .cast_storage import to_dense_tensor
@@ -152,13 +156,6 @@ class BaseSparseNDArray(NDArray):
                              f"key {key!r}")
         from .cast_storage import assign_all
         assign_all(self, value)
-
-    def _wrap_grad(self, g):
-        """The gradient with respect to the values, with this array's structure."""
-        from .cast_storage import cast_storage
-        gstype = self._grad.stype if self._grad is not None else self.stype
-        out = self._with_data(g)
-        return out if gstype == self.stype else cast_storage(out, gstype)
 
     def _with_data(self, values):
         """Same structure, new values (no copy of the indices)."""

@@ -187,6 +187,9 @@ class NDArray:
     def _replace(self, other):
         """Make ``self`` hold ``other``'s storage (same storage type)."""
         self._t = other._t
+        if self._grad is not None and self._grad_req != "null":  # stay an autograd leaf
+            self._make_leaf(True)
+            autograd.register_variable(self)
 
     # ------------------------------------------------------------------ conversion
     def asnumpy(self):
@@ -326,6 +329,7 @@ class NDArray:
         if gstype not in STYPES:
             raise ValueError(f"attach_grad: stype must be one of {STYPES}, got {stype!r}")
         grad = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=gstype)
+        autograd._mark_zero(grad)
         self._attach_grad_buffer(grad, grad_req)
 
     def _attach_grad_buffer(self, grad, grad_req):
@@ -353,24 +357,11 @@ class NDArray:
 
     def _wrap_grad(self, g):
         """Turn a torch gradient into an array of the gradient buffer's storage type."""
-        from .row_sparse import RowSparseNDArray
-        from .cast_storage import cast_storage
-        gstype = self._grad.stype if self._grad is not None else DEFAULT
-        if g.is_sparse:
-            if gstype == ROW_SPARSE:
-                return RowSparseNDArray._from_coo(g, self.shape)
-            g = g.to_dense()
-        out = NDArray(g)
-        return out if gstype == DEFAULT else cast_storage(out, gstype)
+        return autograd._grad_array(self, g)
 
     def _store_grad(self, g):
         """Store a torch gradient into the buffer according to ``grad_req``."""
-        new = self._wrap_grad(g.detach())
-        if self._grad_req == "add":
-            from ..ops.binary import add_into
-            add_into(self._grad, new)
-        else:
-            self._grad._replace(new)
+        autograd.store_grad(self, g.detach())
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Compute the gradients of this array with respect to the marked variables.

@@ -4,7 +4,7 @@ Importing this package registers every operator and its storage-type rules.
 Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
 from . import registry
-from . import cast, unary, scalar, binary, shape, reduce, dot, indexing, nn
+from . import cast, unary, scalar, binary, shape, reduce, dot, indexing, nn, loss
 
 __all__ = ["registry", "cast", "unary", "scalar", "binary", "shape", "reduce", "dot",
-           "indexing", "nn"]
+           "indexing", "nn", "loss"]

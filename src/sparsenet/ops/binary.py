@@ -107,11 +107,11 @@ def _div(lhs, rhs):
 
 
 def _bcast(lhs, rhs, name):
-    try:
-        torch.broadcast_shapes(lhs.shape, rhs.shape)
-    except RuntimeError:
-        raise ValueError(f"{name}: shapes {tuple(lhs.shape)} and {tuple(rhs.shape)} cannot be "
-                         f"broadcast together") from None
+    # NumPy broadcasting rule on the trailing dimensions (torch.broadcast_shapes is slow)
+    for a, b in zip(reversed(lhs.shape), reversed(rhs.shape)):
+        if a != b and a != 1 and b != 1:
+            raise ValueError(f"{name}: shapes {tuple(lhs.shape)} and {tuple(rhs.shape)} cannot "
+                             f"be broadcast together")
 
 
 @defop

@@ -125,6 +125,8 @@ class Operator:
         self._has_forward_stype = "forward_stype" in self.defaults
         self._rules = {}
         self._many_rules = []
+        self._no_rule_for = frozenset()  # all-dense signatures no row can match (fast path)
+        self._refresh_fast_path()
         OPERATORS[self.name] = self
 
     # ------------------------------------------------------------------ documentation
@@ -153,6 +155,12 @@ class Operator:
         return f"<operator {self.name}>"
 
     # ------------------------------------------------------------------ rules
+    def _refresh_fast_path(self):
+        dense = [(DEFAULT,) * k for k in range(0, 5)]
+        self._no_rule_for = frozenset(
+            sig for sig in dense if sig not in self._rules
+            and not any(r.pattern.matches(sig) for r in self._many_rules))
+
     def add_rule(self, pattern, out, when, fn):
         if out not in STYPES:
             raise ValueError(f"rule for {self.name}: unknown output stype {out!r}")
@@ -164,6 +172,7 @@ class Operator:
                 if s not in STYPES:
                     raise ValueError(f"rule for {self.name}: unknown input stype {s!r}")
             self._rules.setdefault(tuple(pattern), []).append(r)
+        self._refresh_fast_path()
         return r
 
     def find_rule(self, stypes, params):
@@ -219,8 +228,12 @@ class Operator:
         if autograd.STATE.recording:
             result = self._dispatch(inputs, params)
         else:
-            with torch.no_grad():
+            grad_mode = torch.is_grad_enabled()
+            torch._C._set_grad_enabled(False)
+            try:
                 result = self._dispatch(inputs, params)
+            finally:
+                torch._C._set_grad_enabled(grad_mode)
         if out is not None:
             return _write_out(result, out)
         return result
@@ -231,49 +244,59 @@ class Operator:
                 args = tuple(args[0])
             return [_as_array(a, self.name) for a in args], self.bind_params(kwargs)
         n = len(self.input_names)
-        arrays = list(args[:n])
-        extra = args[n:]
-        if extra:
+        if len(args) > n:
+            extra = args[n:]
+            args = args[:n]
             if len(extra) > len(self._param_names):
                 raise TypeError(f"{self.name}() takes {n} array inputs and "
-                                f"{len(self._param_names)} parameters, got {len(args)} "
-                                f"positional arguments")
+                                f"{len(self._param_names)} parameters, got "
+                                f"{n + len(extra)} positional arguments")
             kwargs = dict(kwargs)
             for name, v in zip(self._param_names, extra):
                 if name in kwargs:
                     raise TypeError(f"{self.name}() got multiple values for '{name}'")
                 kwargs[name] = v
-        for name in self.input_names[len(arrays):]:
-            if name in kwargs:
-                kwargs = dict(kwargs)
-                arrays.append(kwargs.pop(name))
-            else:
-                arrays.append(None)
+        arrays = list(args)
+        if len(arrays) < n and kwargs:
+            for name in self.input_names[len(arrays):]:
+                if name in kwargs:
+                    kwargs = dict(kwargs)
+                    arrays.append(kwargs.pop(name))
+                else:
+                    arrays.append(None)
         while arrays and arrays[-1] is None:
             arrays.pop()
-        if any(a is None for a in arrays):
-            missing = [nm for nm, a in zip(self.input_names, arrays) if a is None]
-            raise TypeError(f"{self.name}() missing array input(s) {missing}")
-        return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
+        for i, a in enumerate(arrays):
+            if not isinstance(a, NDArray):
+                if a is None:
+                    missing = [nm for nm, x in zip(self.input_names, arrays) if x is None]
+                    raise TypeError(f"{self.name}() missing array input(s) {missing}")
+                arrays[i] = _as_array(a, self.name)
+        return arrays, (self.bind_params(kwargs) if kwargs else self.defaults)
 
     def _dispatch(self, inputs, params):
-        stypes = tuple(a.stype for a in inputs)
-        r = self.find_rule(stypes, params)
+        stypes = tuple([a.stype for a in inputs])
+        r = None if stypes in self._no_rule_for else self.find_rule(stypes, params)
         out = NotImplemented
         if r is not None:
             out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
         if out is NotImplemented:
-            _check_devices(inputs, self.name)
-            if any(s != DEFAULT for s in stypes):
-                config.report_fallback(self.name, stypes)
+            if len(inputs) > 1:
+                _check_devices(inputs, self.name)
+            if stypes not in self._no_rule_for:
+                for st in stypes:
+                    if st != DEFAULT:
+                        config.report_fallback(self.name, stypes)
+                        break
             res = self.fn(*[a._dense_tensor() for a in inputs], **params)
             if isinstance(res, (tuple, list)):
                 return [wrap(t) for t in res]
             out = wrap(res)
-        forced = self._forced_stype(params) if self._has_forward_stype else None
-        if forced and out.stype != forced:
-            from ..ndarray.cast_storage import cast_storage
-            out = cast_storage(out, forced)
+        if self._has_forward_stype:
+            forced = self._forced_stype(params)
+            if forced and out.stype != forced:
+                from ..ndarray.cast_storage import cast_storage
+                out = cast_storage(out, forced)
         return out
 
     def dense(self, *tensors, **params):
