@@ -378,7 +378,7 @@ class Block:
                 if id(p) in seen:
                     shared += size
                 seen.add(id(p))
-            rows.append((f"{type(block).__name__}-{len(rows) + 1}", shape_str(outputs), n,
+            rows.append((f"{type(block).__name__}-{len(rows)}", shape_str(outputs), n,
                          trainable, shared))
 
         from .nn.basic_layers import HybridSequential, Sequential
