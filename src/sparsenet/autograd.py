@@ -182,11 +182,15 @@ def register_variable(arr, sink=None):
     after ``arr`` is dropped (the recorded graph may still need it).
     """
     t = arr._autograd_tensor()
-    key = id(t)
-    old = _variables.get(key)
+    old = _variables.get(id(t))
     if old is not None and old.tensor() is t and old.sink is None and old.ref() is arr \
             and sink is None:
         return
+    _register(t, weakref.ref(arr), sink)
+
+
+def _register(t, ref, sink):
+    key = id(t)
     entry = _Entry()
 
     def _gone(_ref, key=key, entry=entry):
@@ -194,9 +198,27 @@ def register_variable(arr, sink=None):
             del _variables[key]
 
     entry.tensor = weakref.ref(t, _gone)
-    entry.ref = weakref.ref(arr)
+    entry.ref = ref
     entry.sink = sink
     _variables[key] = entry
+
+
+def alias_of(var):
+    """A new leaf tensor sharing ``var``'s storage whose gradient goes to ``var``'s buffer.
+
+    Kernels whose sparse gradient layout cannot be summed by torch with other
+    uses of the variable (the column-sparse gradient of ``dot(csr, W.T)``) read
+    the variable through an alias; :func:`backward` adds the gradients of the
+    variable and of its aliases in the buffer.
+    """
+    t = var._t.detach().requires_grad_(True)
+    _register(t, None, var)
+    return t
+
+
+def _aliases(var):
+    return [e.tensor() for e in list(_variables.values())
+            if e.sink is var and e.tensor() is not None]
 
 
 def attach_row_view(view, buf, grad_req):
@@ -502,23 +524,8 @@ def _head_tensors(heads, head_grads):
     return outs, grads
 
 
-def _explain(e):
-    if "same density" in str(e):
-        return SparsenetError(
-            "backward: a variable receives sparse gradients of two layouts (it is used both as "
-            "W in dot(csr, W)/Embedding and as W in dot(csr, W, transpose_b=True)); detach one "
-            "use or give the variable a row_sparse gradient buffer")
-    return None
-
-
 def _run(outs, grads, inputs, **kwargs):
-    try:
-        return torch.autograd.grad(outs, inputs, grads, allow_unused=True, **kwargs)
-    except RuntimeError as e:
-        err = _explain(e)
-        if err is not None:
-            raise err from None
-        raise
+    return torch.autograd.grad(outs, inputs, grads, allow_unused=True, **kwargs)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: A002
@@ -547,14 +554,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     array([[3., 4.]], dtype=float32)
     """
     outs, grads = _head_tensors(heads, head_grads)
-    try:
-        # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
-        torch.autograd.backward(outs, grads, retain_graph=retain_graph)
-    except RuntimeError as e:
-        err = _explain(e)
-        if err is not None:
-            raise err from None
-        raise
+    # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
+    torch.autograd.backward(outs, grads, retain_graph=retain_graph)
     written = set()
     for entry in list(_variables.values()):
         t = entry.tensor()
@@ -604,18 +605,27 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     if isinstance(variables, NDArray):
         variables = [variables]
     outs, grads = _head_tensors(heads, head_grads)
-    inputs = [v._autograd_tensor() for v in variables]
-    for t in inputs:
+    inputs, groups = [], []
+    for v in variables:
+        t = v._autograd_tensor()
         if t is None or not t.requires_grad:
             raise SparsenetError("grad: every variable needs attach_grad() before record()")
+        ts = [t] + (_aliases(v) if v.stype == "default" else [])
+        groups.append((len(inputs), len(ts)))
+        inputs.extend(ts)
     if retain_graph is None:
         retain_graph = create_graph
     results = _run(outs, grads, inputs, retain_graph=retain_graph, create_graph=create_graph)
     out = []
-    for v, g in zip(variables, results):
-        if g is None:
-            g = torch.zeros_like(v._autograd_tensor())
-        out.append(_grad_array(v, g))
+    for v, (start, n) in zip(variables, groups):
+        parts = [g for g in results[start:start + n] if g is not None]
+        if not parts:
+            parts = [torch.zeros_like(v._autograd_tensor())]
+        total = _grad_array(v, parts[0])
+        for g in parts[1:]:
+            from .ops.binary import add_into
+            add_into(total, _grad_array(v, g))
+        out.append(total)
     return out
 
 

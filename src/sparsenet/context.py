@@ -89,6 +89,19 @@ class Context:
     def __exit__(self, *exc):
         Context._default.value = self._old
 
+    def check_available(self):
+        """Raise :class:`~sparsenet.base.SparsenetError` if the device cannot hold arrays.
+
+        >>> cpu().check_available()
+        """
+        if self.device_type != "gpu":
+            return
+        n = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        if self.device_id >= n:
+            from .base import SparsenetError
+            raise SparsenetError(f"{self} is not available: torch sees {n} CUDA device(s); "
+                                 f"use mx.cpu() or check mx.test_utils.list_gpus()")
+
     def empty_cache(self):
         """Release cached GPU memory (no-op on CPU)."""
         if self.device_type == "gpu" and torch.cuda.is_available():

@@ -11,7 +11,6 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 import sparsenet as mx
-from sparsenet.base import SparsenetError
 
 
 def _csr(rng, rows, cols, density=0.3):
@@ -195,14 +194,24 @@ def test_weight_used_by_sparse_and_dense_paths_sums_gradients():
         assert w.grad.stype == gstype
 
 
-def test_two_sparse_layouts_on_one_weight_raise_clear_error():
-    w = mx.nd.ones((4, 4))
-    w.attach_grad()
-    x = mx.nd.sparse.csr_matrix(([1.0], [2], [0, 1]), shape=(1, 4))
+@pytest.mark.parametrize("gstype", ["default", "row_sparse"])
+@pytest.mark.parametrize("scaled", [False, True])
+def test_weight_used_as_w_and_as_w_transposed(gstype, scaled):
+    """Row gradient (dot) plus column gradient (dot transpose_b) of one weight add up."""
+    rng = np.random.default_rng(6)
+    x, xd = _csr(rng, 3, 6)
+    wd = rng.standard_normal((6, 6)).astype(np.float32)
+    w = mx.nd.array(wd)
+    w.attach_grad(stype=gstype)
+    k = 2.0 if scaled else 1.0
     with mx.autograd.record():
-        y = (mx.nd.dot(x, w) + mx.nd.dot(x, w, transpose_b=True)).sum()
-    with pytest.raises(SparsenetError, match="sparse gradients of two layouts"):
-        y.backward()
+        y = (mx.nd.dot(x, w) + k * mx.nd.dot(x, w, transpose_b=True)).sum()
+    g, = mx.autograd.grad(y, [w], retain_graph=True)
+    y.backward()
+    _, (_, gw) = _ref_grads(lambda u, c: (u @ c + k * (u @ c.T)).sum(), xd, wd)
+    for got in (g, w.grad):
+        assert got.stype == gstype
+        np.testing.assert_allclose(got.asnumpy(), gw, rtol=1e-5, atol=1e-6)
 
 
 def test_grad_function_returns_buffer_stype():

@@ -16,7 +16,8 @@ from .stype import DEFAULT, CSR, ROW_SPARSE
 from .creation import (array, zeros, ones, full, empty, arange, linspace, eye, from_numpy,
                        from_torch, from_dlpack)
 from .serialization import save, load, save_to_bytes, load_from_bytes
-from . import sparse
+from . import sparse, contrib
+from .ndarray import waitall
 from ..ops.cast import cast_storage
 from ..ops.unary import (abs, sign, round, rint, ceil, floor, trunc, fix, square, sqrt, cbrt,
                          expm1, log1p, sin, sinh, tan, tanh, arcsin, arcsinh, arctan, arctanh,
@@ -50,6 +51,9 @@ from ..ops.dot import dot, batch_dot
 from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, concat, Concat,
                             stack, split, SliceChannel, one_hot, pick, gather_nd)
 from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
+from ..ops.optimizer_ops import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
+                                 nag_mom_update, mp_nag_mom_update, signsgd_update,
+                                 signum_update, sgld_update, dcasgd_update, dcasgd_mom_update)
 from ..ops.loss import (l2_loss, l1_loss, sigmoid_bce_loss, softmax_ce_loss, logistic_loss,
                         hinge_loss, squared_hinge_loss, huber_loss, kldiv_loss)
 from .. import random
@@ -59,7 +63,8 @@ from ..random import (uniform as random_uniform, normal as random_normal,
 _square_sum = square_sum
 
 __all__ = [
-    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "random",
+    "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "contrib",
+    "random", "waitall",
     "array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy",
     "from_torch", "from_dlpack", "save", "load", "save_to_bytes", "load_from_bytes",
     "cast_storage",
@@ -91,6 +96,9 @@ __all__ = [
     "dot", "batch_dot", "slice", "crop", "slice_axis", "slice_like", "take", "retain", "concat",
     "Concat", "stack", "split", "SliceChannel", "one_hot", "pick", "gather_nd",
     "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
+    "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "nag_mom_update",
+    "mp_nag_mom_update", "signsgd_update", "signum_update", "sgld_update", "dcasgd_update",
+    "dcasgd_mom_update",
     "l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logistic_loss", "hinge_loss",
     "squared_hinge_loss", "huber_loss", "kldiv_loss",
     "random_uniform", "random_normal", "random_randint",

@@ -27,7 +27,7 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def dtype(self):
-        return numpy_dtype(self._data.dtype).type
+        return numpy_dtype(self._data.dtype)
 
     @property
     def ndim(self):

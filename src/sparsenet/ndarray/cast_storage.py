@@ -71,7 +71,10 @@ def dense_to_row_sparse(t):
     """Compact row_sparse array of a dense tensor (all-zero rows dropped)."""
     if t.dim() == 0:
         raise ValueError("a row_sparse array has at least one dimension")
-    keep = (t.reshape(t.shape[0], -1) != 0).any(dim=1)
+    inner = 1
+    for d in t.shape[1:]:
+        inner *= d
+    keep = (t.reshape(t.shape[0], inner) != 0).any(dim=1)
     idx = keep.nonzero().reshape(-1)
     return RowSparseNDArray._from_parts(t.index_select(0, idx), idx, tuple(t.shape))
 
@@ -141,6 +144,7 @@ def copy_into(src, dst):
 
 def copy_to_context(src, ctx):
     """Return a copy of ``src`` (same storage type) on context ``ctx``."""
+    ctx.check_available()
     device = ctx.torch_device
     with _grad_ctx():
         if src.stype == DEFAULT:

@@ -35,7 +35,9 @@ def _shape(shape):
 
 
 def _device(ctx):
-    return as_context(ctx).torch_device
+    ctx = as_context(ctx)
+    ctx.check_available()
+    return ctx.torch_device
 
 
 def _to_tensor(value, dtype=None, device=None):
@@ -75,7 +77,7 @@ def array(source_array, ctx=None, dtype=None):
     --------
     >>> import sparsenet as mx
     >>> mx.nd.array([[1, 2], [3, 4]]).dtype
-    <class 'numpy.float32'>
+    dtype('float32')
     >>> mx.nd.array(mx.nd.ones((2,)).tostype('row_sparse'), dtype='float16').stype
     'row_sparse'
     """
@@ -95,7 +97,7 @@ def from_numpy(ndarray, zero_copy=True):
 
     >>> import numpy as np, sparsenet as mx
     >>> mx.nd.from_numpy(np.arange(3.0)).dtype
-    <class 'numpy.float64'>
+    dtype('float64')
     """
     if zero_copy and ndarray.flags.c_contiguous:
         return NDArray(torch.from_numpy(ndarray))
@@ -461,7 +463,7 @@ def sparse_array(source_array, ctx=None, dtype=None):
     >>> import sparsenet as mx
     >>> a = mx.nd.sparse.array(mx.nd.sparse.zeros('row_sparse', (2, 2)), dtype='float64')
     >>> a.stype, a.dtype
-    ('row_sparse', <class 'numpy.float64'>)
+    ('row_sparse', dtype('float64'))
     """
     if sp.issparse(source_array):
         return from_scipy(source_array, ctx=ctx, dtype=dtype)

@@ -38,7 +38,7 @@ class CSRNDArray(BaseSparseNDArray):
     array([0, 2, 2, 3])
     """
 
-    __slots__ = ("_indptr",)
+    __slots__ = ("_indptr", "_row_ids")
     stype = CSR
     _storage_slots = ("_data", "_indices", "_indptr", "_shape")
 
@@ -48,6 +48,7 @@ class CSRNDArray(BaseSparseNDArray):
         self._indices = indices
         self._indptr = indptr
         self._shape = tuple(int(s) for s in shape)
+        self._row_ids = None
         if validate:
             check_csr(data, indices, indptr, self._shape)
 
@@ -60,13 +61,20 @@ class CSRNDArray(BaseSparseNDArray):
         obj._grad_req = "null"
         obj._data, obj._indices, obj._indptr = data, indices, indptr
         obj._shape = shape
+        obj._row_ids = None
         return obj
 
     def _parts(self):
         return self._data, self._indices, self._indptr
 
     def _with_data(self, values):
-        return CSRNDArray._from_parts(values, self._indices, self._indptr, self._shape)
+        out = CSRNDArray._from_parts(values, self._indices, self._indptr, self._shape)
+        out._row_ids = self._row_ids
+        return out
+
+    def _replace(self, other):
+        super()._replace(other)
+        self._row_ids = other._row_ids
 
     @property
     def indptr(self):
@@ -84,11 +92,13 @@ class CSRNDArray(BaseSparseNDArray):
         return sum(t.numel() * t.element_size() for t in self._parts())
 
     def row_ids(self):
-        """The row index of every stored value (int64 tensor of length nnz)."""
-        counts = self._indptr[1:] - self._indptr[:-1]
-        return torch.repeat_interleave(
-            torch.arange(self._shape[0], device=self._indptr.device), counts,
-            output_size=self._data.numel())
+        """The row index of every stored value (int64 tensor of length nnz, computed once)."""
+        if self._row_ids is None:
+            counts = self._indptr[1:] - self._indptr[:-1]
+            self._row_ids = torch.repeat_interleave(
+                torch.arange(self._shape[0], device=self._indptr.device), counts,
+                output_size=self._data.numel())
+        return self._row_ids
 
     def check_format(self, full_check=True):
         """Validate the parts (see :func:`sparsenet.ndarray.stype.check_csr`).

@@ -24,13 +24,23 @@ from ..base import SparsenetError, numpy_dtype, torch_dtype
 from ..context import as_context, context_of
 from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
 
-__all__ = ["NDArray", "to_tensor", "wrap"]
+__all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
 
 _GRAD_REQS = ("write", "add", "null")
 
 
 def _scalar_like(x):
     return isinstance(x, (numbers.Number, np.generic)) and not isinstance(x, np.ndarray)
+
+
+def waitall():
+    """Wait until all pending device work finishes (synchronises every CUDA device).
+
+    >>> waitall()
+    """
+    if torch.cuda.is_available():
+        for i in range(torch.cuda.device_count()):
+            torch.cuda.synchronize(i)
 
 
 def to_tensor(value, device=None, dtype=None):
@@ -90,8 +100,8 @@ class NDArray:
 
     @property
     def dtype(self):
-        """Element type as a numpy type, e.g. ``numpy.float32``."""
-        return numpy_dtype(self._t.dtype).type
+        """Element type as a ``numpy.dtype`` (equal to ``numpy.float32`` etc.; ``np.dtype(arr)`` works)."""
+        return numpy_dtype(self._t.dtype)
 
     @property
     def size(self):
@@ -249,7 +259,7 @@ class NDArray:
 
         >>> import sparsenet as mx
         >>> mx.nd.ones((2,)).astype('int32').dtype
-        <class 'numpy.int32'>
+        dtype('int32')
         """
         from ..ops import unary
         if not copy and torch_dtype(dtype) == self._autograd_tensor().dtype:

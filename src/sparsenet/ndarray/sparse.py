@@ -24,6 +24,7 @@ from ..ops.reduce import sum, mean, norm, square_sum
 from ..ops.dot import dot
 from ..ops.indexing import slice, slice_axis, take, retain, concat
 from ..ops.nn import Embedding, FullyConnected
+from ..ops.optimizer_ops import sgd_update, sgd_mom_update, nag_mom_update
 
 __all__ = [
     "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",
@@ -37,5 +38,5 @@ __all__ = [
     "broadcast_plus", "broadcast_sub", "broadcast_minus", "broadcast_mul", "broadcast_div",
     "add_n", "ElementWiseSum", "where", "add", "subtract", "multiply", "divide",
     "sum", "mean", "norm", "square_sum", "dot", "slice", "slice_axis", "take", "retain",
-    "concat", "Embedding", "FullyConnected",
+    "concat", "Embedding", "FullyConnected", "sgd_update", "sgd_mom_update", "nag_mom_update",
 ]

@@ -5,6 +5,7 @@ Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
 from . import registry
 from . import cast, unary, scalar, binary, shape, reduce, dot, indexing, nn, loss
+from . import optimizer_ops
 
 __all__ = ["registry", "cast", "unary", "scalar", "binary", "shape", "reduce", "dot",
-           "indexing", "nn", "loss"]
+           "indexing", "nn", "loss", "optimizer_ops"]

@@ -21,10 +21,10 @@ array([[15., 15.],
 import torch
 import torch.nn.functional as F
 
+from .. import autograd
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
-from .kernels import unique_inverse
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
 
 __all__ = ["dot", "batch_dot", "csr_dense_mm", "csr_t_dense_rsp"]
@@ -102,15 +102,15 @@ def _floating(*arrays):
 def csr_dense_mm(x, w, sparse_grad=False):
     """``x @ w`` for a CSR ``x`` and a dense 2-D tensor ``w`` (torch tensor result).
 
-    One ``embedding_bag`` (sum of the weighted rows of ``w``): reads only the
-    rows the batch touches, never materialises the dense ``x``.
+    One ``embedding_bag`` in sum mode weighted by the CSR values: it reads only
+    the rows the batch touches and never materialises the dense ``x``; its
+    backward gives the hybrid-COO row gradient of ``w`` (``sparse_grad``) and
+    the gradient of the CSR values.
     """
     values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
-    if x._data.numel() == 0:
-        return torch.zeros(x.shape[0], w.shape[1], dtype=w.dtype, device=w.device) + \
-            0 * w.sum() * values.sum()
-    return F.embedding_bag(x._indices, w, x._indptr[:-1], mode="sum",
-                           per_sample_weights=values, sparse=sparse_grad)
+    # torch.embedding_bag is F.embedding_bag without its argument checks (done here)
+    return torch.embedding_bag(w, x._indices, x._indptr[:-1], False, 0, sparse_grad, values,
+                               False, None)[0]
 
 
 class _CsrDenseTMM(torch.autograd.Function):
@@ -148,20 +148,64 @@ class _CsrDenseTMM(torch.autograd.Function):
         return gv, gw, None, None, None, None
 
 
-def csr_dense_t_mm(x, w, sparse_grad=False):
-    """``x @ w.T`` for a CSR ``x`` (m, k) and a dense ``w`` (n, k); never densifies ``x``."""
-    values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
-    return _CsrDenseTMM.apply(values, w, x._indices, x.row_ids(), x.shape[0], sparse_grad)
+def csr_dense_t_mm(x, w):
+    """``x @ w.T`` for a CSR ``x`` (m, k) and a dense array ``w`` (n, k); never densifies ``x``.
+
+    The column-sparse gradient of a variable ``w`` travels on an alias of ``w``
+    (:func:`sparsenet.autograd.alias_of`): torch cannot add it to the row-sparse
+    gradients of other uses of ``w``, the gradient storage does.
+    """
+    wt = w._t
+    sparse_grad = _wants_sparse_grad(w) and autograd.is_recording()
+    if sparse_grad:
+        wt = autograd.alias_of(w)
+    values = x._data if x._data.dtype == wt.dtype else x._data.to(wt.dtype)
+    return _CsrDenseTMM.apply(values, wt, x._indices, x.row_ids(), x.shape[0], sparse_grad)
+
+
+def _column_bags(x):
+    """Group the stored values of CSR ``x`` by column.
+
+    Returns ``(columns, offsets, order)``: the sorted unique columns, where each
+    column's run starts in the sorted order, and the permutation sorting the
+    values by column. int32 keys sort about twice as fast as int64.
+    """
+    key = x._indices.to(torch.int32) if x._shape[1] < 2 ** 31 else x._indices
+    cols, order = torch.sort(key)
+    first = torch.empty(cols.numel(), dtype=torch.bool, device=cols.device)
+    if cols.numel():
+        first[0] = True
+        torch.ne(cols[1:], cols[:-1], out=first[1:])
+    return cols[first].to(torch.int64), first.nonzero().reshape(-1), order
+
+
+def _weighted_bags(weight, ids, offsets, values):
+    """Sum of ``values``-weighted rows ``weight[ids]`` per bag (no intermediate copy)."""
+    if ids.numel() == 0:
+        return weight.new_zeros((offsets.numel(), weight.shape[1]))
+    values = values if values.dtype == weight.dtype else values.to(weight.dtype)
+    return torch.embedding_bag(weight, ids, offsets, False, 0, False, values, False, None)[0]
 
 
 def csr_t_dense_rsp(x, g):
-    """``x.T @ g`` as a row_sparse array whose rows are the columns ``x`` stores."""
-    rows, inv = unique_inverse(x._indices)
-    values = x._data if x._data.dtype == g.dtype else x._data.to(g.dtype)
-    contrib = g.index_select(0, x.row_ids()) * values.unsqueeze(1)
-    data = torch.zeros(rows.numel(), g.shape[1], dtype=g.dtype, device=g.device)
-    data = data.index_add(0, inv, contrib)
-    return RowSparseNDArray._from_parts(data, rows, (x.shape[1], g.shape[1]))
+    """``x.T @ g`` as a row_sparse array whose rows are the columns ``x`` stores.
+
+    The values are grouped by column with one sort, then each output row is an
+    ``embedding_bag`` over the rows of ``g``: no (nnz x dim) intermediate.
+    """
+    if x._data.numel() <= _SMALL_NNZ:  # few values: fewer, cheaper torch calls win
+        cols, inv = torch.unique(x._indices, sorted=True, return_inverse=True)
+        values = x._data if x._data.dtype == g.dtype else x._data.to(g.dtype)
+        contrib = g.index_select(0, x.row_ids()) * values.unsqueeze(1)
+        data = g.new_zeros((cols.numel(), g.shape[1])).index_add(0, inv, contrib)
+    else:
+        cols, offsets, order = _column_bags(x)
+        data = _weighted_bags(g, x.row_ids().index_select(0, order), offsets,
+                              x._data.index_select(0, order))
+    return RowSparseNDArray._from_parts(data, cols, (x.shape[1], g.shape[1]))
+
+
+_SMALL_NNZ = 512
 
 
 def _rsp_positions(r, ids):
@@ -186,10 +230,13 @@ def _mm_shape_error(lhs, rhs, p):
 
 @rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": False, "transpose_b": False})
 def _dot_csr_dns(lhs, rhs, **p):
-    if not _check2d(lhs, rhs):
+    w = rhs._t  # the hot path of sparse training: checks kept minimal
+    if w.dim() != 2 or not (w.dtype.is_floating_point and lhs._data.dtype.is_floating_point):
         return NotImplemented
-    _mm_shape_error(lhs, rhs, p)
-    return NDArray(csr_dense_mm(lhs, rhs._t, _wants_sparse_grad(rhs)))
+    if lhs._shape[1] != w.shape[0]:
+        _mm_shape_error(lhs, rhs, p)
+    g = rhs._grad  # a variable's gradient travels as sparse rows (see _wants_sparse_grad)
+    return NDArray(csr_dense_mm(lhs, w, g is not None and rhs._grad_req != "null"))
 
 
 @rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": False, "transpose_b": True})
@@ -197,7 +244,7 @@ def _dot_csr_dnsT(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
     _mm_shape_error(lhs, rhs, p)
-    return NDArray(csr_dense_t_mm(lhs, rhs._t, _wants_sparse_grad(rhs)))
+    return NDArray(csr_dense_t_mm(lhs, rhs))
 
 
 @rule(dot, CSR, DEFAULT, out=ROW_SPARSE, when={"transpose_a": True})
@@ -228,17 +275,14 @@ def _dot_csrT_rsp(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
     _mm_shape_error(lhs, rhs, p)
-    pos, hit = _rsp_positions(rhs, lhs.row_ids())
+    cols, offsets, order = _column_bags(lhs)
+    pos, hit = _rsp_positions(rhs, lhs.row_ids().index_select(0, order))
+    values = lhs._data.index_select(0, order).to(rhs._data.dtype) * hit
     if rhs._data.shape[0] == 0:
-        g_rows = torch.zeros(lhs._data.numel(), rhs.shape[1], dtype=rhs._data.dtype,
-                             device=rhs.device)
+        data = rhs._data.new_zeros((cols.numel(), rhs.shape[1]))
     else:
-        g_rows = rhs._data.index_select(0, pos) * hit.unsqueeze(1).to(rhs._data.dtype)
-    rows, inv = unique_inverse(lhs._indices)
-    contrib = g_rows * lhs._data.to(g_rows.dtype).unsqueeze(1)
-    data = torch.zeros(rows.numel(), rhs.shape[1], dtype=g_rows.dtype, device=rhs.device)
-    return RowSparseNDArray._from_parts(data.index_add(0, inv, contrib), rows,
-                                        (lhs.shape[1], rhs.shape[1]))
+        data = _weighted_bags(rhs._data, pos, offsets, values)
+    return RowSparseNDArray._from_parts(data, cols, (lhs.shape[1], rhs.shape[1]))
 
 
 def _dense_rows_to_csr(dense_t, cols, n_cols):

@@ -278,10 +278,13 @@ def _bounds(b, e, n):
     return builtins.slice(b, e).indices(n)[:2]
 
 
-@rule(slice, CSR, out=CSR)
+def _unit_step(p):
+    """step is 1 (or unset) on every axis"""
+    return all(s in (None, 1) for s in (p["step"] or ()))
+
+
+@rule(slice, CSR, out=CSR, when=_unit_step)
 def _slice_csr(data, *, begin=(), end=(), step=()):
-    if any(s not in (None, 1) for s in (step or ())):
-        return NotImplemented
     b = list(begin) + [None] * (2 - len(begin))
     e = list(end) + [None] * (2 - len(end))
     r0, r1 = _bounds(b[0], e[0], data.shape[0])

@@ -49,7 +49,7 @@ def _fc_csr(data, weight, bias=None, *, num_hidden=0, no_bias=False, flatten=Tru
     if weight.shape[1] != data.shape[1]:
         raise ValueError(f"FullyConnected: weight shape {weight.shape} does not match input "
                          f"features {data.shape[1]}")
-    out = csr_dense_t_mm(data, weight._t, _wants_sparse_grad(weight))
+    out = csr_dense_t_mm(data, weight)
     if bias is not None and not no_bias:
         out = out + bias._t
     return NDArray(out)

@@ -42,6 +42,7 @@ __all__ = ["Operator", "Many", "defop", "rule", "get_op", "list_ops", "OPERATORS
            "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
 OPERATORS = {}
+_ARRAY_TYPES = frozenset()  # the container classes, filled in at the end of the module
 _ABBREV = {DEFAULT: "dns", CSR: "csr", ROW_SPARSE: "rsp"}
 
 
@@ -88,9 +89,13 @@ class Rule:
         if when is None:
             self.when, self.condition = None, ""
         elif isinstance(when, dict):
-            items = tuple(when.items())
-            self.when = lambda p, _items=items: all(p[k] == v for k, v in _items)
-            self.condition = ", ".join(f"{k}={v!r}" for k, v in items)
+            keys, values = tuple(when), tuple(when.values())
+            if len(keys) == 1:
+                key, value = keys[0], values[0]
+                self.when = lambda p: p[key] == value
+            else:
+                self.when = lambda p: tuple(p[k] for k in keys) == values
+            self.condition = ", ".join(f"{k}={v!r}" for k, v in when.items())
         else:
             self.when = when
             self.condition = (when.__doc__ or when.__name__).strip()
@@ -123,10 +128,10 @@ class Operator:
         self.input_names, self.variadic, self.defaults = _signature(fn)
         self._param_names = tuple(self.defaults)
         self._has_forward_stype = "forward_stype" in self.defaults
+        self._param_set = frozenset(self.defaults)
+        self._n_inputs = len(self.input_names)
         self._rules = {}
         self._many_rules = []
-        self._no_rule_for = frozenset()  # all-dense signatures no row can match (fast path)
-        self._refresh_fast_path()
         OPERATORS[self.name] = self
 
     # ------------------------------------------------------------------ documentation
@@ -155,12 +160,6 @@ class Operator:
         return f"<operator {self.name}>"
 
     # ------------------------------------------------------------------ rules
-    def _refresh_fast_path(self):
-        dense = [(DEFAULT,) * k for k in range(0, 5)]
-        self._no_rule_for = frozenset(
-            sig for sig in dense if sig not in self._rules
-            and not any(r.pattern.matches(sig) for r in self._many_rules))
-
     def add_rule(self, pattern, out, when, fn):
         if out not in STYPES:
             raise ValueError(f"rule for {self.name}: unknown output stype {out!r}")
@@ -172,7 +171,6 @@ class Operator:
                 if s not in STYPES:
                     raise ValueError(f"rule for {self.name}: unknown input stype {s!r}")
             self._rules.setdefault(tuple(pattern), []).append(r)
-        self._refresh_fast_path()
         return r
 
     def find_rule(self, stypes, params):
@@ -224,16 +222,22 @@ class Operator:
         return params
 
     def __call__(self, *args, out=None, **kwargs):
-        inputs, params = self._split_args(args, kwargs)
-        if autograd.STATE.recording:
-            result = self._dispatch(inputs, params)
+        # fast path: arrays given positionally, parameters by keyword (the common call)
+        if (not self.variadic and len(args) == self._n_inputs
+                and all(type(a) in _ARRAY_TYPES for a in args)
+                and (not kwargs or self._param_set.issuperset(kwargs))):
+            inputs = args
+            params = {**self.defaults, **kwargs} if kwargs else self.defaults
         else:
-            grad_mode = torch.is_grad_enabled()
+            inputs, params = self._split_args(args, kwargs)
+        if autograd.STATE.recording or not torch.is_grad_enabled():
+            result = self._dispatch(inputs, params)
+        else:  # outside autograd.record(): nothing is recorded
             torch._C._set_grad_enabled(False)
             try:
                 result = self._dispatch(inputs, params)
             finally:
-                torch._C._set_grad_enabled(grad_mode)
+                torch._C._set_grad_enabled(True)
         if out is not None:
             return _write_out(result, out)
         return result
@@ -244,59 +248,55 @@ class Operator:
                 args = tuple(args[0])
             return [_as_array(a, self.name) for a in args], self.bind_params(kwargs)
         n = len(self.input_names)
-        if len(args) > n:
-            extra = args[n:]
-            args = args[:n]
+        arrays = list(args[:n])
+        extra = args[n:]
+        if extra:
             if len(extra) > len(self._param_names):
                 raise TypeError(f"{self.name}() takes {n} array inputs and "
-                                f"{len(self._param_names)} parameters, got "
-                                f"{n + len(extra)} positional arguments")
+                                f"{len(self._param_names)} parameters, got {len(args)} "
+                                f"positional arguments")
             kwargs = dict(kwargs)
             for name, v in zip(self._param_names, extra):
                 if name in kwargs:
                     raise TypeError(f"{self.name}() got multiple values for '{name}'")
                 kwargs[name] = v
-        arrays = list(args)
-        if len(arrays) < n and kwargs:
-            for name in self.input_names[len(arrays):]:
-                if name in kwargs:
-                    kwargs = dict(kwargs)
-                    arrays.append(kwargs.pop(name))
-                else:
-                    arrays.append(None)
+        for name in self.input_names[len(arrays):]:
+            if name in kwargs:
+                kwargs = dict(kwargs)
+                arrays.append(kwargs.pop(name))
+            else:
+                arrays.append(None)
         while arrays and arrays[-1] is None:
             arrays.pop()
-        for i, a in enumerate(arrays):
-            if not isinstance(a, NDArray):
-                if a is None:
-                    missing = [nm for nm, x in zip(self.input_names, arrays) if x is None]
-                    raise TypeError(f"{self.name}() missing array input(s) {missing}")
-                arrays[i] = _as_array(a, self.name)
-        return arrays, (self.bind_params(kwargs) if kwargs else self.defaults)
+        if any(a is None for a in arrays):
+            missing = [nm for nm, a in zip(self.input_names, arrays) if a is None]
+            raise TypeError(f"{self.name}() missing array input(s) {missing}")
+        return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
 
     def _dispatch(self, inputs, params):
         stypes = tuple([a.stype for a in inputs])
-        r = None if stypes in self._no_rule_for else self.find_rule(stypes, params)
         out = NotImplemented
+        for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
+            if r.when is None or r.when(params):
+                break
+        else:
+            r = self.find_rule(stypes, params) if self._many_rules else None
         if r is not None:
             out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
         if out is NotImplemented:
-            if len(inputs) > 1:
-                _check_devices(inputs, self.name)
-            if stypes not in self._no_rule_for:
-                for st in stypes:
-                    if st != DEFAULT:
-                        config.report_fallback(self.name, stypes)
-                        break
+            _check_devices(inputs, self.name)
+            if any(s != DEFAULT for s in stypes):
+                config.report_fallback(self.name, stypes)
             res = self.fn(*[a._dense_tensor() for a in inputs], **params)
             if isinstance(res, (tuple, list)):
                 return [wrap(t) for t in res]
             out = wrap(res)
-        if self._has_forward_stype:
-            forced = self._forced_stype(params)
-            if forced and out.stype != forced:
-                from ..ndarray.cast_storage import cast_storage
-                out = cast_storage(out, forced)
+        if not self._has_forward_stype:
+            return out
+        forced = self._forced_stype(params)
+        if forced and out.stype != forced:
+            from ..ndarray.cast_storage import cast_storage
+            out = cast_storage(out, forced)
         return out
 
     def dense(self, *tensors, **params):
@@ -317,6 +317,12 @@ def _signature(fn):
                                 f"needs a default")
             defaults[p.name] = p.default
     return tuple(inputs), variadic, defaults
+
+
+def _array_types():
+    from ..ndarray.csr import CSRNDArray
+    from ..ndarray.row_sparse import RowSparseNDArray
+    return frozenset((NDArray, CSRNDArray, RowSparseNDArray))
 
 
 def _as_array(a, opname):
@@ -433,3 +439,6 @@ def stype_table():
             lines.append(f"| `{name}` | {r.inputs_text()} | {_ABBREV[r.out]} | "
                          f"{r.condition or 'always'} |")
     return "\n".join(lines) + "\n"
+
+
+_ARRAY_TYPES = _array_types()

@@ -278,7 +278,8 @@ def _fill_plus(sign):
     return kernel
 
 
-for _op in SCALAR_OPS.values():
+# s / x, s % x and s ** x never map 0 to 0: those operators have no sparse row
+for _op in (o for o in SCALAR_OPS.values() if o not in (rdiv_scalar, rmod_scalar, rpower_scalar)):
     _when = _maps_zero_to_zero(_op)
     rule(_op, CSR, out=CSR, when=_when)(_on_values(_op))
     rule(_op, ROW_SPARSE, out=ROW_SPARSE, when=_when)(_on_values(_op))

@@ -1,0 +1,203 @@
+"""Bookkeeping for ``lazy_update='exact'``: which step each row was last brought up to date.
+
+A :class:`RowClock` belongs to one weight. Each lazy step records the
+optimizer's *skip map*, the zero-gradient step written as a matrix acting on a
+row's coordinates (weight, momentum, moments, or derived coordinates such as
+``m/sqrt(v)``). The clock keeps, for every offset ``j`` in the current window,
+the product of the maps from step ``base+1+j`` to the latest step, so a row that
+was last current at step ``a`` catches up with one gathered ``(n, n)`` matrix:
+``rows <- Q[a - base] @ rows``. The products are updated in place when a step
+is recorded (one batched matrix product over the window, no inverses, so no
+loss of precision however far a row lags). When the window reaches
+``Optimizer.exact_window`` steps, or on ``sync``, every stale row catches up and
+the window restarts.
+
+>>> import torch
+>>> clock = RowClock(4, torch.device('cpu'))
+>>> clock.step, clock.window_full(1)
+(0, False)
+"""
+import weakref
+
+import numpy as np
+import torch
+
+from ..ops.optimizer_ops import full_rows
+
+__all__ = ["RowClock", "Window", "apply_linear", "ClockTable"]
+
+_CHUNK_ELEMENTS = 1 << 22
+
+
+class ClockTable:
+    """The :class:`RowClock` of each weight, keyed by the weight object's identity.
+
+    (NDArray ``==`` is elementwise, so a ``WeakKeyDictionary`` cannot hold
+    arrays.) An entry disappears when its weight is garbage-collected.
+
+    >>> import sparsenet as mx
+    >>> table = ClockTable(); w = mx.nd.ones((2, 1))
+    >>> table.get(w) is None, table.setdefault(w).rows, table.get(w) is not None
+    (True, 2, True)
+    """
+
+    def __init__(self):
+        self._items = {}
+
+    def get(self, weight):
+        item = self._items.get(id(weight))
+        if item is None or item[0]() is not weight:
+            return None
+        return item[1]
+
+    def setdefault(self, weight):
+        clock = self.get(weight)
+        if clock is None:
+            key = id(weight)
+            ref = weakref.ref(weight, lambda _r, k=key, items=self._items: items.pop(k, None))
+            clock = RowClock(weight.shape[0], weight.context.torch_device)
+            self._items[key] = (ref, clock)
+        return clock
+
+    def clear(self):
+        self._items.clear()
+
+    def __len__(self):
+        return len(self._items)
+
+
+class Window:
+    """The skipped steps of the rows being caught up.
+
+    Attributes
+    ----------
+    steps : list of dict
+        Hyperparameters of each recorded step since the window began (oldest
+        first); ``steps[-1]`` is the latest step.
+    offsets : torch.Tensor
+        Per row, the index in ``steps`` of its first skipped step.
+    gaps : torch.Tensor
+        Per row, the number of skipped steps (``len(steps) - offsets``).
+    """
+
+    __slots__ = ("steps", "offsets", "gaps")
+
+    def __init__(self, steps, offsets):
+        self.steps = steps
+        self.offsets = offsets
+        self.gaps = len(steps) - offsets
+
+    def series(self, key):
+        """Float64 tensor of ``step[key]`` over the window (on the rows' device)."""
+        return torch.tensor([s[key] for s in self.steps], dtype=torch.float64,
+                            device=self.offsets.device)
+
+
+def apply_linear(maps, comps):
+    """Per-row matrix times coordinates: ``out[i] = sum_k maps[:, i, k] * comps[k]``.
+
+    ``maps`` is ``(R, n, n)``; each coordinate is ``(R, ...)``. Entries that
+    are zero for every row are skipped.
+
+    >>> m = torch.tensor([[[2.0, 1.0], [0.0, 3.0]]], dtype=torch.float64)
+    >>> [c.tolist() for c in apply_linear(m, [torch.tensor([[1.0]]), torch.tensor([[1.0]])])]
+    [[[3.0]], [[3.0]]]
+    """
+    n = maps.shape[1]
+    nonzero = (maps != 0).any(dim=0).tolist()
+    out = []
+    for i in range(n):
+        acc = None
+        for k in range(n):
+            if not nonzero[i][k]:
+                continue
+            c = comps[k]
+            coef = maps[:, i, k].to(c.dtype).view((-1,) + (1,) * (c.dim() - 1))
+            term = c * coef
+            acc = term if acc is None else acc.add_(term)
+        out.append(acc if acc is not None else torch.zeros_like(comps[i]))
+    return out
+
+
+class RowClock:
+    """Per-row last-update steps and the products of skipped-step maps of one weight."""
+
+    def __init__(self, rows, device):
+        self.rows = rows
+        self.step = 0
+        self.base = 0
+        self.last = torch.zeros(rows, dtype=torch.int64, device=device)
+        self.steps = []
+        self.maps = None  # (len(steps)+1, n, n) float64; None while every map is the identity
+        self.device = device
+
+    def window_full(self, limit):
+        """True when the window holds ``limit`` steps (time for a full catch-up)."""
+        return len(self.steps) >= limit
+
+    def catch_up(self, opt, weight, state, idx):
+        """Apply the skipped steps to rows ``idx`` of ``weight`` and ``state``."""
+        if not self.steps or idx.numel() == 0:
+            return
+        a = self.last.index_select(0, idx)
+        stale = (a < self.step).nonzero().view(-1)
+        if stale.numel() == 0:
+            return
+        rows = idx.index_select(0, stale)
+        self._apply(opt, weight, state, rows, a.index_select(0, stale))
+        self.last.index_fill_(0, rows, self.step)
+
+    def sync(self, opt, weight, state):
+        """Bring every stale row up to date and restart the window."""
+        if self.steps:
+            stale = (self.last < self.step).nonzero().view(-1)
+            if stale.numel():
+                self._apply(opt, weight, state, stale, self.last.index_select(0, stale))
+        self._restart()
+
+    def record(self, opt, skip, step, idx):
+        """Record a lazy step (its skip map and hyperparameters); rows ``idx`` are current."""
+        a = torch.as_tensor(np.asarray(skip, dtype=np.float64), device=self.device)
+        n = a.shape[0]
+        eye = torch.eye(n, dtype=torch.float64, device=self.device)
+        if self.maps is not None and self.maps.shape[1] != n:
+            raise ValueError(f"{type(opt).__name__}: the skip map changed size from "
+                             f"{self.maps.shape[1]} to {n} inside a window")
+        if self.maps is not None or not torch.equal(a, eye):
+            if self.maps is None:
+                self.maps = eye.expand(len(self.steps) + 1, n, n).clone()
+            self.maps = torch.cat([torch.matmul(a, self.maps), eye[None]])
+        self.steps.append(dict(step))
+        self.step += 1
+        if idx.numel():
+            self.last.index_fill_(0, idx, self.step)
+
+    def record_all(self, step):  # noqa: ARG002 - same signature family as record
+        """Record a step that updated every row (dense or standard step)."""
+        self.step += 1
+        self._restart()
+
+    def _restart(self):
+        self.base = self.step
+        self.last.fill_(self.step)
+        self.steps = []
+        self.maps = None
+
+    def _apply(self, opt, weight, state, idx, a):
+        if self.maps is None and not opt._exact_nonlinear:
+            return
+        name = type(opt).__name__
+        arrays = [full_rows(x, name, "weight" if x is weight else "state")
+                  for x in opt._exact_arrays(weight, state)]
+        row_numel = max(1, arrays[0][0].numel()) if arrays[0].shape[0] else 1
+        chunk = max(1, _CHUNK_ELEMENTS // row_numel)
+        for lo in range(0, idx.numel(), chunk):
+            sel, start = idx[lo:lo + chunk], a[lo:lo + chunk]
+            rows = [t.index_select(0, sel) for t in arrays]
+            window = Window(self.steps, start - self.base)
+            comps = opt._exact_encode(rows, window)
+            if self.maps is not None:
+                comps = apply_linear(self.maps.index_select(0, window.offsets), comps)
+            new = opt._exact_decode(comps, rows, window)
+            for t, r in zip(arrays, new):
+                t.index_copy_(0, sel, r.to(t.dtype))

@@ -1,0 +1,527 @@
+"""The optimizer base class, the optimizer registry and the updater.
+
+Every optimizer updates a weight from its gradient through a fused update
+operator (``mx.nd.sgd_update``, ``mx.nd.adam_update``, ...), whose
+storage-type rows decide the kernel. A row_sparse gradient is applied in one of
+three modes chosen by ``lazy_update``:
+
+``True`` (default)
+    lazy: only the rows in ``grad.indices`` change; weight decay and state
+    decay apply to those rows only (MXNet's rule where MXNet has one);
+``False``
+    standard: the dense semantics (every row decays), computed without
+    densifying the gradient;
+``'exact'``
+    lazy cost, standard result: every row remembers the step at which it was
+    last brought up to date, and the steps it skipped are applied in closed form
+    when it appears again, when the optimizer saves or returns its states, and on
+    :meth:`Optimizer.sync`. Optimizers (or settings) without a closed form say so
+    in their docstring and run as ``lazy_update=False``.
+
+>>> import sparsenet as mx
+>>> opt = mx.optimizer.create('sgd', learning_rate=0.1, momentum=0.9, wd=0.1)
+>>> w = mx.nd.ones((5, 2))
+>>> state = opt.create_state(0, w)
+>>> g = mx.nd.sparse.row_sparse_array(([[1.0, 1.0], [1.0, 1.0]], [1, 3]), shape=(5, 2))
+>>> opt.update(0, w, g, state)
+>>> w.asnumpy()[:, 0]
+array([1.  , 0.89, 1.  , 0.89, 1.  ], dtype=float32)
+"""
+import pickle
+import warnings
+import weakref
+
+import numpy as np
+
+from ..ndarray.ndarray import NDArray
+from ..ndarray.stype import ROW_SPARSE
+from ..ops.optimizer_ops import full_rows
+from .exact import ClockTable
+
+__all__ = ["Optimizer", "register", "create", "Updater", "get_updater", "LAZY_MODES"]
+
+LAZY_MODES = (True, False, "exact")
+
+
+def _check_lazy(value):
+    if value is True or value is False or value == "exact":
+        return value
+    if isinstance(value, (int, np.bool_)) and value in (0, 1):
+        return bool(value)
+    raise ValueError(f"lazy_update must be True, False or 'exact', got {value!r}")
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    Parameters
+    ----------
+    rescale_grad : float, default 1.0
+        The gradient is multiplied by this before anything else (often
+        ``1/batch_size``).
+    param_idx2name : dict of int to str, optional
+        Parameter names by index; parameters whose name does not end with
+        ``_weight`` or ``_gamma`` get a weight-decay multiplier of 0.
+    wd : float, default 0.0
+        Weight decay (L2) coefficient.
+    clip_gradient : float, optional
+        Clip the *rescaled* gradient to ``[-clip_gradient, clip_gradient]``.
+    learning_rate : float, optional
+        Learning rate (0.01 when neither this nor ``lr_scheduler`` is given);
+        overrides the scheduler's ``base_lr`` when both are given.
+    lr_scheduler : LRScheduler, optional
+        Gives the learning rate as a function of :attr:`num_update`.
+    sym : Symbol, optional
+        Reads ``__lr_mult__`` / ``__wd_mult__`` attributes of its arguments.
+    begin_num_update : int, default 0
+    multi_precision : bool, default False
+        Keep a float32 master copy of float16 weights and update that.
+    param_dict : dict of int to Parameter, optional
+        Gluon parameters whose ``lr_mult`` / ``wd_mult`` take precedence.
+    lazy_update : {True, False, 'exact'}, default True
+        How a row_sparse gradient is applied (see the module docstring).
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> opt = mx.optimizer.SGD(learning_rate=0.5)
+    >>> opt.set_lr_mult({0: 0.1})
+    >>> opt._get_lr(0), opt._get_lr(1)
+    (0.05, 0.5)
+    """
+
+    opt_registry = {}
+    #: Largest number of steps a row may lag behind in ``lazy_update='exact'``
+    #: before every stale row is brought up to date at once.
+    exact_window = 1024
+
+    def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
+                 learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
+                 multi_precision=False, param_dict=None, lazy_update=True):
+        self.rescale_grad = rescale_grad
+        self.lr_scheduler = lr_scheduler
+        if lr_scheduler is None and learning_rate is None:
+            learning_rate = 0.01
+        self.lr = learning_rate
+        if lr_scheduler is not None and learning_rate is not None:
+            if lr_scheduler.base_lr != learning_rate:
+                warnings.warn("learning rate from ``lr_scheduler`` has been overwritten by "
+                              "``learning_rate`` in optimizer.", UserWarning, stacklevel=2)
+                lr_scheduler.base_lr = learning_rate
+        self.wd = wd
+        self.lr_mult = {}
+        self.wd_mult = {}
+        self.begin_num_update = begin_num_update
+        self.num_update = begin_num_update
+        self._all_index_update_counts = {0: {}}
+        self._index_update_count = self._all_index_update_counts[0]
+        self.clip_gradient = clip_gradient
+        self.multi_precision = multi_precision
+        self.lazy_update = _check_lazy(lazy_update)
+        self.aggregate_num = 0
+        if param_idx2name is None:
+            param_idx2name = {}
+        if not isinstance(param_idx2name, dict):
+            raise TypeError(f"param_idx2name must be a dict of parameter indexes to names, got "
+                            f"{type(param_idx2name).__name__}")
+        self.idx2name = param_idx2name.copy()
+        self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        self.param_dict = param_dict if param_dict else {}
+        self._clocks = ClockTable()
+        self._touched = None
+        self.set_lr_mult({})
+        self.set_wd_mult({})
+
+    # ------------------------------------------------------------------ registry
+    @staticmethod
+    def register(klass):
+        """Register an optimizer class under its lower-cased name (returns the class).
+
+        >>> import sparsenet as mx
+        >>> @mx.optimizer.register
+        ... class MyDocSGD(mx.optimizer.SGD):
+        ...     pass
+        >>> type(mx.optimizer.create('mydocsgd')).__name__
+        'MyDocSGD'
+        """
+        if not isinstance(klass, type):
+            raise TypeError(f"register expects an Optimizer class, got {klass!r}")
+        name = klass.__name__.lower()
+        old = Optimizer.opt_registry.get(name)
+        if old is not None and old is not klass:
+            warnings.warn(f"New optimizer {klass.__module__}.{klass.__name__} is overriding "
+                          f"existing optimizer {old.__module__}.{old.__name__}", UserWarning,
+                          stacklevel=2)
+        Optimizer.opt_registry[name] = klass
+        return klass
+
+    @staticmethod
+    def create_optimizer(name, **kwargs):
+        """Instantiate the optimizer registered as ``name`` (case-insensitive).
+
+        >>> import sparsenet as mx
+        >>> type(mx.optimizer.Optimizer.create_optimizer('SGD')).__name__
+        'SGD'
+        """
+        klass = Optimizer.opt_registry.get(str(name).lower())
+        if klass is None:
+            raise ValueError(f"Cannot find optimizer {name!r}; registered optimizers: "
+                             f"{sorted(Optimizer.opt_registry)}")
+        return klass(**kwargs)
+
+    # ------------------------------------------------------------------ learning rate
+    @property
+    def learning_rate(self):
+        """The current learning rate (from the scheduler when there is one)."""
+        if self.lr_scheduler is not None:
+            return self.lr_scheduler(self.num_update)
+        return self.lr
+
+    @learning_rate.setter
+    def learning_rate(self, lr):
+        self.set_learning_rate(lr)
+
+    def set_learning_rate(self, lr):
+        """Set the learning rate; not allowed when an ``lr_scheduler`` drives it."""
+        if self.lr_scheduler is not None:
+            raise UserWarning("LRScheduler of the optimizer has already been defined. Note that "
+                              "set_learning_rate can mutate the value of the learning rate of "
+                              "the optimizer only when the LRScheduler of the optimizer is "
+                              "undefined.")
+        self.lr = lr
+
+    def set_lr_scale(self, args_lrscale):  # noqa: ARG002 - MXNet's deprecated API
+        """Deprecated: use :meth:`set_lr_mult`."""
+        raise DeprecationWarning("set_lr_scale is deprecated; use set_lr_mult")
+
+    def set_lr_mult(self, args_lr_mult):
+        """Set per-parameter learning-rate multipliers (keys: names or indexes)."""
+        self.lr_mult = {}
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                if name in attr and "__lr_mult__" in attr[name]:
+                    self.lr_mult[name] = float(attr[name]["__lr_mult__"])
+        self.lr_mult.update(args_lr_mult)
+
+    def set_wd_mult(self, args_wd_mult):
+        """Set per-parameter weight-decay multipliers (keys: names or indexes).
+
+        Parameters named in ``param_idx2name`` whose name does not end with
+        ``_weight`` or ``_gamma`` default to 0.
+        """
+        self.wd_mult = {}
+        for name in self.idx2name.values():
+            if not (name.endswith("_weight") or name.endswith("_gamma")):
+                self.wd_mult[name] = 0.0
+        if self.sym_info:
+            attr, arg_names = self.sym_info
+            for name in arg_names:
+                if name in attr and "__wd_mult__" in attr[name]:
+                    self.wd_mult[name] = float(attr[name]["__wd_mult__"])
+        self.wd_mult.update(args_wd_mult)
+
+    def _set_current_context(self, device_id):
+        """Select the per-device update counters (one updater per device shares an optimizer)."""
+        self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
+
+    def _update_count(self, index):
+        """Count one more update of ``index`` (or of each index of a list)."""
+        for idx in index if isinstance(index, (list, tuple)) else [index]:
+            count = self._index_update_count.get(idx, self.begin_num_update) + 1
+            self._index_update_count[idx] = count
+            self.num_update = max(count, self.num_update)
+
+    def _mult(self, index, table, attr):
+        if index in self.param_dict:
+            return getattr(self.param_dict[index], attr)
+        if index in table:
+            return table[index]
+        if index in self.idx2name:
+            return table.get(self.idx2name[index], 1.0)
+        return 1.0
+
+    def _get_lrs(self, indices):
+        lr = self.learning_rate
+        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+
+    def _get_lr(self, index):
+        """Learning rate of parameter ``index`` (global rate times its multiplier)."""
+        return self._get_lrs([index])[0]
+
+    def _get_wds(self, indices):
+        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+
+    def _get_wd(self, index):
+        """Weight decay of parameter ``index`` (global decay times its multiplier)."""
+        return self._get_wds([index])[0]
+
+    # ------------------------------------------------------------------ states
+    def create_state(self, index, weight):
+        """Create the auxiliary state (momentum, moments...) of one weight; None by default."""
+        return None
+
+    def create_state_multi_precision(self, index, weight):
+        """Like :meth:`create_state`, adding a float32 master copy for float16 weights.
+
+        >>> import sparsenet as mx
+        >>> opt = mx.optimizer.SGD(multi_precision=True, momentum=0.9)
+        >>> mom, master = opt.create_state_multi_precision(0, mx.nd.ones((2,), dtype='float16'))
+        >>> master.dtype
+        dtype('float32')
+        """
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return self._mp_state(master, self.create_state(index, master))
+        if weight.dtype == np.float16:
+            warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or "
+                          "slow convergence. Consider using multi_precision=True option of the "
+                          f"{type(self).__name__} optimizer", UserWarning, stacklevel=2)
+        return self.create_state(index, weight)
+
+    def _mp_state(self, master, inner):
+        """Multi-precision state layout: ``(master, inner)`` (SGD-like optimizers swap it)."""
+        return (master, inner)
+
+    def _mp_split(self, state):
+        """``(master, inner)`` of a multi-precision state."""
+        return state[0], state[1]
+
+    # ------------------------------------------------------------------ updates
+    def update(self, index, weight, grad, state):
+        """Update ``weight`` (in place) from ``grad``; ``index`` may be a list (with lists)."""
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self._update_impl(i, w, g, s)
+            return
+        self._update_impl(index, weight, grad, state)
+
+    def _update_impl(self, index, weight, grad, state):
+        raise NotImplementedError(f"{type(self).__name__} must override update()")
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """Update, going through the float32 master copy for float16 weights.
+
+        >>> import sparsenet as mx
+        >>> opt = mx.optimizer.SGD(learning_rate=0.5, multi_precision=True)
+        >>> w = mx.nd.ones((2,), dtype='float16')
+        >>> st = opt.create_state_multi_precision(0, w)
+        >>> opt.update_multi_precision(0, w, mx.nd.ones((2,), dtype='float16'), st)
+        >>> w.asnumpy()
+        array([0.5, 0.5], dtype=float16)
+        """
+        if isinstance(index, (list, tuple)):
+            for i, w, g, s in zip(index, weight, grad, state):
+                self.update_multi_precision(i, w, g, s)
+            return
+        if not (self.multi_precision and weight.dtype == np.float16):
+            self.update(index, weight, grad, state)
+            return
+        master, inner = self._mp_split(state)
+        self._touched = None
+        self.update(index, master, grad.astype(np.float32), inner)
+        _copy_rows(master, weight, self._touched)
+
+    # ------------------------------------------------------------------ lazy modes
+    def _apply(self, weight, grad, state, step):
+        """Run one update step honouring ``lazy_update`` (used by the built-in optimizers).
+
+        ``step`` holds this step's hyperparameters (``lr``, ``wd``, ...); it is
+        passed to :meth:`_fused` and, in ``'exact'`` mode, to :meth:`_skip_map`.
+        """
+        sparse = grad.stype == ROW_SPARSE
+        self._touched = None
+        if self.lazy_update == "exact":
+            clock = self._clock(weight)
+            skip = self._skip_map(step) if sparse else None
+            if skip is None:
+                clock.sync(self, weight, state)
+                self._fused(weight, grad, state, step, False)
+                clock.record_all(step)
+                return
+            if clock.window_full(self.exact_window):
+                clock.sync(self, weight, state)
+            clock.catch_up(self, weight, state, grad._indices)
+            self._fused(weight, grad, state, step, True)
+            clock.record(self, skip, step, grad._indices)
+            self._touched = grad._indices
+            return
+        self._fused(weight, grad, state, step, self.lazy_update)
+        if sparse and self.lazy_update:
+            self._touched = grad._indices
+
+    def _fused(self, weight, grad, state, step, lazy):
+        """Call the fused update operator(s) of this optimizer."""
+        raise NotImplementedError
+
+    def _skip_map(self, step):
+        """The zero-gradient step as a square matrix acting on :meth:`_exact_arrays`
+        (after :meth:`_exact_encode`), or None when it has no closed form."""
+        return None
+
+    def _exact_arrays(self, weight, state):
+        """The arrays whose rows a skipped step changes, in the order of :meth:`_skip_map`."""
+        return [weight]
+
+    def _exact_encode(self, rows, window):
+        """Coordinates in which a skipped step is linear (default: the rows themselves)."""
+        return rows
+
+    def _exact_decode(self, comps, rows, window):
+        """Rows of :meth:`_exact_arrays` from the coordinates after catching up."""
+        return comps[:len(rows)]
+
+    _exact_nonlinear = False  # True when _exact_decode does more than return coordinates
+
+    def _clock(self, weight):
+        return self._clocks.setdefault(weight)
+
+    def sync(self, weight, state):
+        """Bring every row of ``weight`` (and its state) up to date (``lazy_update='exact'``).
+
+        Rows that skipped steps get them applied in closed form. Call it before
+        reading or saving a weight trained with ``lazy_update='exact'``; the
+        :class:`Updater` does it in :meth:`~Updater.get_states` and
+        :meth:`~Updater.sync`. A no-op in the other modes.
+
+        >>> import sparsenet as mx
+        >>> opt = mx.optimizer.SGD(learning_rate=0.1, wd=0.1, lazy_update='exact')
+        >>> w = mx.nd.ones((3, 1)); st = opt.create_state(0, w)
+        >>> g = mx.nd.sparse.row_sparse_array(([[0.0]], [0]), shape=(3, 1))
+        >>> opt.update(0, w, g, st); w.asnumpy().ravel()
+        array([0.99, 1.  , 1.  ], dtype=float32)
+        >>> opt.sync(w, st); w.asnumpy().ravel()
+        array([0.99, 0.99, 0.99], dtype=float32)
+        """
+        if self.multi_precision and weight.dtype == np.float16 and isinstance(state, tuple):
+            master, inner = self._mp_split(state)
+            clock = self._clocks.get(master)
+            if clock is not None:
+                clock.sync(self, master, inner)
+                _copy_rows(master, weight, None)
+            return
+        clock = self._clocks.get(weight)
+        if clock is not None:
+            clock.sync(self, weight, state)
+
+    def _forget_clocks(self):
+        self._clocks = ClockTable()
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self):
+        ret = self.__dict__.copy()
+        ret.pop("param_dict", None)
+        ret.pop("_clocks", None)
+        ret["_touched"] = None
+        return ret
+
+    def __setstate__(self, state):
+        self.__dict__ = state
+        self.param_dict = {}
+        self._clocks = ClockTable()
+
+
+def _copy_rows(master, weight, rows):
+    """Copy the float32 master into the low-precision weight (only ``rows`` when given)."""
+    src = full_rows(master, "multi_precision", "weight")
+    dst = full_rows(weight, "multi_precision", "weight")
+    if rows is None:
+        dst.copy_(src)
+    elif rows.numel():
+        dst.index_copy_(0, rows, src.index_select(0, rows).to(dst.dtype))
+
+
+register = Optimizer.register
+create = Optimizer.create_optimizer
+
+
+class Updater:
+    """Applies an optimizer to indexed weights and keeps their states (KVStore, Trainer).
+
+    ``updater(index, grad, weight)`` creates the state on first use and updates
+    the weight in place; ``get_states``/``set_states`` pickle the states (and
+    optionally the optimizer). With ``lazy_update='exact'`` the weights are
+    brought up to date before their states are returned; :meth:`sync` does it on
+    demand (e.g. before evaluating).
+
+    >>> import sparsenet as mx
+    >>> upd = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
+    >>> w = mx.nd.ones((2,))
+    >>> upd(0, mx.nd.ones((2,)), w)
+    >>> w.asnumpy()
+    array([0.9, 0.9], dtype=float32)
+    >>> upd2 = mx.optimizer.get_updater(mx.optimizer.SGD(learning_rate=0.1, momentum=0.9))
+    >>> upd2.set_states(upd.get_states())
+    >>> upd2.states[0].asnumpy()
+    array([-0.1, -0.1], dtype=float32)
+    """
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.states = {}
+        self.states_synced = {}
+        self.aggregate_updates = False
+        self._weights = {}
+
+    def __call__(self, index, grad, weight):
+        if isinstance(index, (list, tuple)):
+            indices, grads, weights = list(index), list(grad), list(weight)
+        else:
+            indices, grads, weights = [index], [grad], [weight]
+        if weights:
+            self.optimizer._set_current_context(weights[0].context.device_id)
+        for i, idx in enumerate(indices):
+            if isinstance(idx, bytes):
+                idx = indices[i] = idx.decode()
+            if idx not in self.states:
+                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
+                self.states_synced[idx] = True
+            elif not self.states_synced[idx]:
+                self.states[idx] = self.sync_state_context(self.states[idx],
+                                                           weights[i].context)
+                self.states_synced[idx] = True
+            self._weights[idx] = weakref.ref(weights[i])
+        for idx, w, g in zip(indices, weights, grads):
+            self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+
+    def sync_state_context(self, state, context):
+        """Return ``state`` with every array moved to ``context``."""
+        if isinstance(state, NDArray):
+            return state.as_in_context(context)
+        if isinstance(state, (tuple, list)):
+            synced = [self.sync_state_context(s, context) for s in state]
+            return tuple(synced) if isinstance(state, tuple) else synced
+        return state
+
+    def sync(self):
+        """Bring every weight this updater has seen up to date (``lazy_update='exact'``)."""
+        for idx, state in self.states.items():
+            ref = self._weights.get(idx)
+            weight = ref() if ref is not None else None
+            if weight is not None:
+                self.optimizer.sync(weight, state)
+
+    def set_states(self, states):
+        """Load states pickled by :meth:`get_states` (and the optimizer, when dumped)."""
+        states = pickle.loads(states)
+        if isinstance(states, tuple) and len(states) == 2:
+            self.states, self.optimizer = states
+        else:
+            self.states = states
+            self.optimizer._forget_clocks()
+        self.states_synced = dict.fromkeys(self.states.keys(), False)
+
+    def get_states(self, dump_optimizer=False):
+        """Pickle the states (with the optimizer when ``dump_optimizer``), after :meth:`sync`."""
+        self.sync()
+        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def get_updater(optimizer):
+    """Return an :class:`Updater` for ``optimizer``.
+
+    >>> import sparsenet as mx
+    >>> type(mx.optimizer.get_updater(mx.optimizer.SGD())).__name__
+    'Updater'
+    """
+    return Updater(optimizer)
