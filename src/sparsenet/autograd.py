@@ -44,6 +44,25 @@ class _State(threading.local):
 
 
 STATE = _State()
+
+
+class _Lazy:
+    """Classes and kernels of modules that import this one, resolved on first use."""
+
+    def __getattr__(self, name):
+        from .ndarray.cast_storage import cast_storage
+        from .ndarray.ndarray import NDArray
+        from .ndarray.row_sparse import RowSparseNDArray
+        from .ops.binary import add_into
+        self.__dict__.update(NDArray=NDArray, RowSparseNDArray=RowSparseNDArray,
+                             cast_storage=cast_storage, add_into=add_into)
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+_lazy = _Lazy()
 _variables = {}        # id(array) -> weakref to an array with a gradient buffer
 _fresh = {}            # id(grad buffer) -> weakref, for buffers written since the last step
 _nonzero = {}          # id(dense grad buffer) -> _Entries or None (where its nonzeros may be)
@@ -444,7 +463,7 @@ def _store_dense(buf, g, add, owned=False):
 
 
 def _rsp_from_coo(g, shape):
-    from .ndarray.row_sparse import RowSparseNDArray
+    RowSparseNDArray = _lazy.RowSparseNDArray
     g = g.coalesce()
     if g.sparse_dim() == 1:
         return RowSparseNDArray._from_parts(g.values(), g.indices()[0], tuple(shape))
@@ -457,8 +476,7 @@ def _rsp_from_coo(g, shape):
 
 def _grad_array(var, g):
     """A torch gradient of ``var`` as an array of its gradient buffer's storage type."""
-    from .ndarray.ndarray import NDArray
-    from .ndarray.cast_storage import cast_storage
+    NDArray, cast_storage = _lazy.NDArray, _lazy.cast_storage
     buf = var._grad
     gstype = buf.stype if buf is not None else var.stype
     if var.stype != "default":  # gradient w.r.t. the stored values: same structure
@@ -479,28 +497,31 @@ def store_grad(var, g, accumulate=False, owned=False):
     buffer); ``owned`` says ``g`` is referenced nowhere else, so a dense buffer
     may take it over instead of copying it.
     """
-    buf = var._grad
-    add = accumulate or var._grad_req == "add"
     grad_mode = torch.is_grad_enabled()
     torch._C._set_grad_enabled(False)
     try:
-        if buf.stype == "default" and var.stype == "default":
-            _store_dense(buf, g, add, owned)
-        else:
-            new = _grad_array(var, g)
-            if add:
-                from .ops.binary import add_into
-                add_into(buf, new)
-            else:
-                buf._replace(new)
+        _store(var, g, accumulate, owned)
     finally:
         torch._C._set_grad_enabled(grad_mode)
+
+
+def _store(var, g, accumulate, owned):
+    buf = var._grad
+    add = accumulate or var._grad_req == "add"
+    if buf.stype == "default" and var.stype == "default":
+        _store_dense(buf, g, add, owned)
+    else:
+        new = _grad_array(var, g)
+        if add:
+            _lazy.add_into(buf, new)
+        else:
+            buf._replace(new)
     _fresh[id(buf)] = weakref.ref(buf)
 
 
 # ---------------------------------------------------------------------- backward
 def _head_tensors(heads, head_grads):
-    from .ndarray.ndarray import NDArray
+    NDArray = _lazy.NDArray
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is None:
@@ -557,20 +578,25 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
     torch.autograd.backward(outs, grads, retain_graph=retain_graph)
     written = set()
-    for entry in list(_variables.values()):
-        t = entry.tensor()
-        if t is None:
-            continue
-        g = t.grad
-        if g is None:
-            continue
-        t.grad = None
-        v = entry.owner()
-        if v is None or v._grad is None or v._grad_req == "null":
-            continue
-        key = id(v._grad)
-        store_grad(v, g, accumulate=key in written, owned=True)  # views sharing a buffer add
-        written.add(key)
+    grad_mode = torch.is_grad_enabled()
+    torch._C._set_grad_enabled(False)
+    try:
+        for entry in list(_variables.values()):
+            t = entry.tensor()
+            if t is None:
+                continue
+            g = t.grad
+            if g is None:
+                continue
+            t.grad = None
+            v = entry.sink if entry.sink is not None else entry.ref()
+            if v is None or v._grad is None or v._grad_req == "null":
+                continue
+            key = id(v._grad)
+            _store(v, g, key in written, True)  # views sharing one buffer add up
+            written.add(key)
+    finally:
+        torch._C._set_grad_enabled(grad_mode)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

@@ -515,16 +515,15 @@ class HybridBlock(Block):
         if not isinstance(x, NDArray):
             raise TypeError(f"{type(self).__name__}: the first input must be an NDArray, got "
                             f"{type(x).__name__}")
-        ctx = x.context
         try:
-            params = {k: p.data(ctx) for k, p in reg.items()}
+            params = {k: p._data_like(x) for k, p in reg.items()}
         except DeferredInitializationError:
             self._deferred_infer_shape(x, *args)
             for p in self.params.values():
                 p._finish_deferred_init()
             for p in reg.values():
                 p._finish_deferred_init()
-            params = {k: p.data(ctx) for k, p in reg.items()}
+            params = {k: p._data_like(x) for k, p in reg.items()}
         return self.hybrid_forward(nd, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

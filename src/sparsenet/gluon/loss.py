@@ -20,6 +20,10 @@ __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "Sigmoid
            "SquaredHingeLoss", "HuberLoss", "KLDivLoss"]
 
 
+def _arrays(pred, label, sample_weight):
+    return (pred, label) if sample_weight is None else (pred, label, sample_weight)
+
+
 class Loss(HybridBlock):
     """Base class of losses.
 
@@ -57,7 +61,7 @@ class L2Loss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.l2_loss(pred, label, sample_weight, weight=self._weight,
+        return F.l2_loss(*_arrays(pred, label, sample_weight), weight=self._weight,
                          batch_axis=self._batch_axis)
 
 
@@ -73,7 +77,7 @@ class L1Loss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.l1_loss(pred, label, sample_weight, weight=self._weight,
+        return F.l1_loss(*_arrays(pred, label, sample_weight), weight=self._weight,
                          batch_axis=self._batch_axis)
 
 
@@ -95,8 +99,9 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         self._from_sigmoid = from_sigmoid
 
     def hybrid_forward(self, F, pred, label, sample_weight=None, pos_weight=None):
-        return F.sigmoid_bce_loss(pred, label, sample_weight, pos_weight,
-                                  from_sigmoid=self._from_sigmoid, weight=self._weight,
+        arrays = (pred, label) if sample_weight is None and pos_weight is None else \
+            (pred, label, sample_weight, pos_weight)
+        return F.sigmoid_bce_loss(*arrays, from_sigmoid=self._from_sigmoid, weight=self._weight,
                                   batch_axis=self._batch_axis)
 
 
@@ -120,7 +125,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.softmax_ce_loss(pred, label, sample_weight, axis=self._axis,
+        return F.softmax_ce_loss(*_arrays(pred, label, sample_weight), axis=self._axis,
                                  sparse_label=self._sparse_label, from_logits=self._from_logits,
                                  weight=self._weight, batch_axis=self._batch_axis)
 
@@ -144,7 +149,7 @@ class LogisticLoss(Loss):
         self._label_format = label_format
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.logistic_loss(pred, label, sample_weight, label_format=self._label_format,
+        return F.logistic_loss(*_arrays(pred, label, sample_weight), label_format=self._label_format,
                                weight=self._weight, batch_axis=self._batch_axis)
 
 
@@ -161,7 +166,7 @@ class HingeLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.hinge_loss(pred, label, sample_weight, margin=self._margin, weight=self._weight,
+        return F.hinge_loss(*_arrays(pred, label, sample_weight), margin=self._margin, weight=self._weight,
                             batch_axis=self._batch_axis)
 
 
@@ -178,7 +183,7 @@ class SquaredHingeLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.squared_hinge_loss(pred, label, sample_weight, margin=self._margin,
+        return F.squared_hinge_loss(*_arrays(pred, label, sample_weight), margin=self._margin,
                                     weight=self._weight, batch_axis=self._batch_axis)
 
 
@@ -195,7 +200,7 @@ class HuberLoss(Loss):
         self._rho = rho
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.huber_loss(pred, label, sample_weight, rho=self._rho, weight=self._weight,
+        return F.huber_loss(*_arrays(pred, label, sample_weight), rho=self._rho, weight=self._weight,
                             batch_axis=self._batch_axis)
 
 
@@ -214,5 +219,5 @@ class KLDivLoss(Loss):
         self._axis = axis
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.kldiv_loss(pred, label, sample_weight, from_logits=self._from_logits,
+        return F.kldiv_loss(*_arrays(pred, label, sample_weight), from_logits=self._from_logits,
                             axis=self._axis, weight=self._weight, batch_axis=self._batch_axis)

@@ -30,6 +30,7 @@ from ..ndarray.creation import array as _array, zeros as _zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.serialization import load as _load, save as _save
+from ..ops.registry import _MULTI_DEVICE
 from .utils import _brief_print_list, _indent
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict",
@@ -236,6 +237,14 @@ class Parameter:
                                f"via data() because its storage type is {self._stype}. Please "
                                f"use row_sparse_data() instead.")
         return self._check_and_get(self._data, ctx)
+
+    def _data_like(self, x):
+        """:meth:`data` on the context of array ``x`` (the forward pass's lookup)."""
+        arrays = self._data
+        if arrays is not None and len(arrays) == 1 and self._stype == "default" and \
+                (not _MULTI_DEVICE or arrays[0].device == x.device):
+            return arrays[0]
+        return self.data(x.context)
 
     def list_data(self):
         """The values on all contexts, in initialization order (dense parameters only)."""

@@ -27,6 +27,7 @@ from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
 __all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
 
 _GRAD_REQS = ("write", "add", "null")
+_binary_op = None  # ops.binary.binary, imported on first use (ops import this module)
 
 
 def _scalar_like(x):
@@ -611,8 +612,10 @@ class NDArray:
 
     # ------------------------------------------------------------------ operators
     def _binary(self, other, op, scalar_op, reverse=False):
-        from ..ops import binary
-        return binary.binary(self, other, op, scalar_op, reverse)
+        global _binary_op
+        if _binary_op is None:
+            from ..ops.binary import binary as _binary_op
+        return _binary_op(self, other, op, scalar_op, reverse)
 
     def __add__(self, other):
         return self._binary(other, "add", "plus_scalar")

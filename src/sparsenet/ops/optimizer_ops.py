@@ -37,7 +37,7 @@ import torch
 
 from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
-from .registry import DEFAULT, ROW_SPARSE, Operator, rule
+from .registry import _ARRAY_TYPES, DEFAULT, ROW_SPARSE, Operator, rule
 
 __all__ = ["UpdateOperator", "update_op", "full_rows", "rescale_clip", "need_lr",
            "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update",
@@ -129,6 +129,18 @@ class UpdateOperator(Operator):
         self.weight_out = weight_out
 
     def __call__(self, *args, out=None, **kwargs):
+        if (args and out is args[0] and len(args) <= self._n_inputs
+                and _ARRAY_TYPES.issuperset(map(type, args))
+                and (not kwargs or self._param_set.issuperset(kwargs))):
+            # the optimizers' call: arrays positional, parameters by keyword, in place
+            params = {**self.defaults, **kwargs} if kwargs else self.defaults
+            grad_mode = torch.is_grad_enabled()
+            torch._C._set_grad_enabled(False)
+            try:
+                self._dispatch(list(args), params)
+            finally:
+                torch._C._set_grad_enabled(grad_mode)
+            return out
         inputs, params = self._split_args(args, kwargs)
         weight = inputs[0]
         in_place = out is weight or (isinstance(out, (list, tuple)) and out and out[0] is weight)
@@ -142,8 +154,8 @@ class UpdateOperator(Operator):
         return _write_out(result, out)
 
     def _dispatch(self, inputs, params):
-        stypes = tuple(a.stype for a in inputs)
-        if self.find_rule(stypes, params) is None:
+        stypes = tuple([a.stype for a in inputs])
+        if stypes.count(DEFAULT) != len(stypes) and self.find_rule(stypes, params) is None:
             held = [s for i, s in enumerate(stypes) if i != 1]
             if any(s != DEFAULT for s in held):
                 raise StorageTypeError(

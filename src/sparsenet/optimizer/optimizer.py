@@ -247,14 +247,14 @@ class Optimizer:
 
     def _get_lr(self, index):
         """Learning rate of parameter ``index`` (global rate times its multiplier)."""
-        return self._get_lrs([index])[0]
+        return self.learning_rate * self._mult(index, self.lr_mult, "lr_mult")
 
     def _get_wds(self, indices):
         return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
 
     def _get_wd(self, index):
         """Weight decay of parameter ``index`` (global decay times its multiplier)."""
-        return self._get_wds([index])[0]
+        return self.wd * self._mult(index, self.wd_mult, "wd_mult")
 
     # ------------------------------------------------------------------ states
     def create_state(self, index, weight):
@@ -480,7 +480,9 @@ class Updater:
                 self.states[idx] = self.sync_state_context(self.states[idx],
                                                            weights[i].context)
                 self.states_synced[idx] = True
-            self._weights[idx] = weakref.ref(weights[i])
+            ref = self._weights.get(idx)
+            if ref is None or ref() is not weights[i]:
+                self._weights[idx] = weakref.ref(weights[i])
         for idx, w, g in zip(indices, weights, grads):
             self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
 
