@@ -204,13 +204,11 @@ class Trainer:
                                    else total.copy())
 
     def _update(self, ignore_stale_grad=False):
-        updates = [[] for _ in self._updaters]
-        for i, param in enumerate(self._params):
-            if param.grad_req == "null" or param._grad is None:
-                continue
-            datas, grads = param._data, param._grad
-            if not ignore_stale_grad:
-                for data, g in zip(datas, grads):
+        live = [(i, p) for i, p in enumerate(self._params)
+                if p.grad_req != "null" and p._grad is not None]
+        if not ignore_stale_grad:  # check everything first: a failed step consumes nothing
+            for _, param in live:
+                for data, g in zip(param._data, param._grad):
                     if not autograd._is_fresh(g):
                         raise UserWarning(
                             f"Gradient of Parameter `{param.name}` on context {data.context} "
@@ -220,8 +218,10 @@ class Trainer:
                             f"only using a subset, call step with ignore_stale_grad=True to "
                             f"suppress this warning and skip updating of Parameters with stale "
                             f"gradient")
-            for upd, data, g in zip(updates, datas, grads):
-                if not ignore_stale_grad or autograd._is_fresh(g):
+        updates = [[] for _ in self._updaters]
+        for i, param in live:
+            for upd, data, g in zip(updates, param._data, param._grad):
+                if autograd._is_fresh(g):
                     upd.append((i, g, data))
                     autograd._set_fresh(g, False)
         for updater, upd in zip(self._updaters, updates):
