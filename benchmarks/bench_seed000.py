@@ -143,9 +143,9 @@ def make_data(num_samples, num_features, batch_size, seed):
             for i in range(0, num_samples, batch_size)]
 
 
-def timed(fn):
+def timed(fn, *args):
     t0 = time.perf_counter()
-    fn()
+    fn(*args)
     return time.perf_counter() - t0
 
 
@@ -163,8 +163,8 @@ def compare(variants, epochs, batches):
         torch_epoch(tmodel, toptim, tb, tloss)
         ts, tt = [], []
         for _ in range(epochs):
-            ts.append(timed(lambda: sparsenet_epoch(net, trainer, batches, loss_fn)))
-            tt.append(timed(lambda: torch_epoch(tmodel, toptim, tb, tloss)))
+            ts.append(timed(sparsenet_epoch, net, trainer, batches, loss_fn))
+            tt.append(timed(torch_epoch, tmodel, toptim, tb, tloss))
         ours[v] = (statistics.median(ts) * 1e3, statistics.median(tt) * 1e3)
         del net, trainer
     return ours

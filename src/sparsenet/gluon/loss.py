@@ -149,8 +149,9 @@ class LogisticLoss(Loss):
         self._label_format = label_format
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.logistic_loss(*_arrays(pred, label, sample_weight), label_format=self._label_format,
-                               weight=self._weight, batch_axis=self._batch_axis)
+        return F.logistic_loss(*_arrays(pred, label, sample_weight),
+                               label_format=self._label_format, weight=self._weight,
+                               batch_axis=self._batch_axis)
 
 
 class HingeLoss(Loss):
@@ -166,8 +167,8 @@ class HingeLoss(Loss):
         self._margin = margin
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.hinge_loss(*_arrays(pred, label, sample_weight), margin=self._margin, weight=self._weight,
-                            batch_axis=self._batch_axis)
+        return F.hinge_loss(*_arrays(pred, label, sample_weight), margin=self._margin,
+                            weight=self._weight, batch_axis=self._batch_axis)
 
 
 class SquaredHingeLoss(Loss):
@@ -200,8 +201,8 @@ class HuberLoss(Loss):
         self._rho = rho
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
-        return F.huber_loss(*_arrays(pred, label, sample_weight), rho=self._rho, weight=self._weight,
-                            batch_axis=self._batch_axis)
+        return F.huber_loss(*_arrays(pred, label, sample_weight), rho=self._rho,
+                            weight=self._weight, batch_axis=self._batch_axis)
 
 
 class KLDivLoss(Loss):

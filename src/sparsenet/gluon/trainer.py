@@ -104,7 +104,7 @@ class Trainer:
             self._param2idx[param.name] = i
             self._params.append(param)
             param._set_trainer(self)
-        if not (kvstore in _LOCAL_KVSTORES):
+        if kvstore not in _LOCAL_KVSTORES:
             raise ValueError(f"kvstore={kvstore!r} is not supported by gluon.Trainer: use None, "
                              f"'local' or 'device' (gradients over contexts are reduced in "
                              f"process)")
@@ -177,7 +177,7 @@ class Trainer:
         self._allreduce_grads()
 
     def update(self, batch_size, ignore_stale_grad=False):
-        """Update the parameters from their (reduced) gradients, as the second half of :meth:`step`."""
+        """Update the parameters from their (reduced) gradients: the second half of :meth:`step`."""
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad)
 
@@ -243,12 +243,12 @@ class Trainer:
         kind, pos = where
         w, g = weight._t, grad._t
         with torch.no_grad():
+            pos = torch.unique(pos)
             if kind == "rows":
-                pos = torch.unique(pos)
                 w_sub, g_sub = w.index_select(0, pos), g.index_select(0, pos)
             else:
-                pos = torch.unique(pos)
-                w_sub, g_sub = w.reshape(-1).index_select(0, pos), g.reshape(-1).index_select(0, pos)
+                w_sub = w.reshape(-1).index_select(0, pos)
+                g_sub = g.reshape(-1).index_select(0, pos)
             sub = NDArray(w_sub)
             updater(index, NDArray(g_sub), sub)
             if kind == "rows":
