@@ -158,7 +158,7 @@ def squared_hinge_loss(pred, label, sample_weight=None, *, margin=1.0, weight=No
 
 @defop
 def huber_loss(pred, label, sample_weight=None, *, rho=1.0, weight=None, batch_axis=0):
-    """Smooth L1 of ``d = label - pred``: ``|d| - rho/2`` where ``|d| > rho``, else ``d**2/(2 rho)``.
+    """Smooth L1 of ``d = label - pred``: ``|d| - rho/2`` if ``|d| > rho``, else ``d**2/(2 rho)``.
 
     >>> import sparsenet as mx
     >>> mx.nd.huber_loss(mx.nd.array([[0.0, 3.0]]), mx.nd.array([[0.5, 0.0]])).asnumpy()
