@@ -521,6 +521,10 @@ def _store(var, g, accumulate, owned):
 
 # ---------------------------------------------------------------------- backward
 def _head_tensors(heads, head_grads):
+    if head_grads is None and isinstance(heads, list) and len(heads) == 1:  # loss.backward()
+        t = heads[0]._autograd_tensor()
+        if t is not None and t.requires_grad:
+            return [t], [torch.ones_like(t)]
     NDArray = _lazy.NDArray
     if isinstance(heads, NDArray):
         heads = [heads]

@@ -227,7 +227,8 @@ class Trainer:
         for updater, upd in zip(self._updaters, updates):
             whole = []
             for i, g, data in upd:
-                if not self._update_touched(updater, i, g, data):
+                if not (self._dense_sparsity and g.stype == "default" and
+                        self._update_touched(updater, i, g, data)):
                     whole.append((i, g, data))
             if whole:
                 idx, gs, ws = zip(*whole)
@@ -235,7 +236,7 @@ class Trainer:
 
     def _update_touched(self, updater, index, grad, weight):
         """Update only the entries a sparse kernel wrote, when that equals the dense update."""
-        if not (self._dense_sparsity and grad.stype == "default" and weight.stype == "default"):
+        if weight.stype != "default":
             return False
         where = autograd.nonzero_entries(grad)
         if where is None or not _zero_grad_is_identity(self._optimizer, index):
