@@ -14,7 +14,7 @@ def pick_rows(n, kind, rng):
         return np.zeros(0, dtype=np.int64)
     if kind == "all":
         return np.arange(n)
-    k = rng.integers(1, n)
+    k = rng.integers(1, max(2, n))
     return np.sort(rng.choice(n, size=k, replace=False))
 
 

@@ -26,7 +26,7 @@ def test_register_warns_when_overriding():
 
     mx.optimizer.register(Dup)
 
-    class Dup(mx.optimizer.SGD):  # noqa: F811 - a second class with the same name
+    class Dup(mx.optimizer.SGD):
         pass
 
     with pytest.warns(UserWarning, match="overriding existing optimizer"):

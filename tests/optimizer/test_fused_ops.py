@@ -132,3 +132,11 @@ def test_nag_uses_weight_before_the_step():
     m_ref = 0.9 * 0.3 - 0.1 * g
     np.testing.assert_allclose(m.asnumpy(), m_ref, rtol=1e-6)
     np.testing.assert_allclose(w.asnumpy(), w0 + 0.9 * m_ref - 0.1 * g, rtol=1e-6)
+
+
+@pytest.mark.parametrize("op,states", [("ftrl_update", 2), ("ftml_update", 3)])
+def test_rules_dividing_by_lr_reject_zero_lr(op, states):
+    w = mx.nd.ones((2,))
+    args = [mx.nd.zeros((2,)) for _ in range(states)]
+    with pytest.raises(ValueError, match=r"learning rate must be > 0 .* got lr=0.0"):
+        getattr(mx.nd, op)(w, mx.nd.ones((2,)), *args, lr=0.0, out=w)

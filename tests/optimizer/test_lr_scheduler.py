@@ -8,7 +8,7 @@ from sparsenet import lr_scheduler as ls
 
 def test_factor_changes_after_each_step_and_stops():
     s = ls.FactorScheduler(step=3, factor=0.5, stop_factor_lr=0.1, base_lr=1.0)
-    got = [s(n) for n in range(0, 14)]
+    got = [s(n) for n in range(14)]
     # MXNet: the rate changes when num_update > count + step, i.e. at 4, 7, 10, 13
     expected = [1.0] * 4 + [0.5] * 3 + [0.25] * 3 + [0.125] * 3 + [0.1]
     assert got == pytest.approx(expected)

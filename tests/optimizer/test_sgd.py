@@ -4,10 +4,17 @@ import itertools
 
 import numpy as np
 import pytest
+from optim_helpers import (
+    ROW_KINDS,
+    as_grad,
+    assert_close,
+    clip_rescale,
+    grad_sequence,
+    run_optimizer,
+    run_reference,
+)
 
 import sparsenet as mx
-from optim_helpers import (ROW_KINDS, as_grad, assert_close, clip_rescale, grad_sequence,
-                           run_optimizer, run_reference)
 
 
 def np_sgd(lr, wd, momentum, rescale, clip):

@@ -54,6 +54,11 @@ from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
 from ..ops.optimizer_ops import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
                                  nag_mom_update, mp_nag_mom_update, signsgd_update,
                                  signum_update, sgld_update, dcasgd_update, dcasgd_mom_update)
+from ..ops.optimizer_ops_adaptive import (adam_update, adamw_update, adagrad_update,
+                                          group_adagrad_update, adadelta_update, adamax_update,
+                                          nadam_update, rmsprop_update, rmspropalex_update,
+                                          ftrl_update, ftml_update, lamb_update_phase1,
+                                          lamb_update_phase2)
 from ..ops.loss import (l2_loss, l1_loss, sigmoid_bce_loss, softmax_ce_loss, logistic_loss,
                         hinge_loss, squared_hinge_loss, huber_loss, kldiv_loss)
 from .. import random
@@ -98,7 +103,10 @@ __all__ = [
     "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
     "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "nag_mom_update",
     "mp_nag_mom_update", "signsgd_update", "signum_update", "sgld_update", "dcasgd_update",
-    "dcasgd_mom_update",
+    "dcasgd_mom_update", "adam_update", "adamw_update", "adagrad_update",
+    "group_adagrad_update", "adadelta_update", "adamax_update", "nadam_update", "rmsprop_update",
+    "rmspropalex_update", "ftrl_update", "ftml_update", "lamb_update_phase1",
+    "lamb_update_phase2",
     "l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logistic_loss", "hinge_loss",
     "squared_hinge_loss", "huber_loss", "kldiv_loss",
     "random_uniform", "random_normal", "random_randint",

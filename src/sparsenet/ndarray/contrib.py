@@ -9,10 +9,11 @@ array([2, 1])
 """
 import torch
 
+from ..ops.optimizer_ops_adaptive import adamw_update, group_adagrad_update
 from .csr import CSRNDArray
 from .ndarray import NDArray
 
-__all__ = ["getnnz"]
+__all__ = ["getnnz", "adamw_update", "group_adagrad_update"]
 
 
 def getnnz(data, axis=None):

@@ -25,6 +25,8 @@ from ..ops.dot import dot
 from ..ops.indexing import slice, slice_axis, take, retain, concat
 from ..ops.nn import Embedding, FullyConnected
 from ..ops.optimizer_ops import sgd_update, sgd_mom_update, nag_mom_update
+from ..ops.optimizer_ops_adaptive import (adam_update, adagrad_update, ftrl_update,
+                                          group_adagrad_update)
 
 __all__ = [
     "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",
@@ -39,4 +41,5 @@ __all__ = [
     "add_n", "ElementWiseSum", "where", "add", "subtract", "multiply", "divide",
     "sum", "mean", "norm", "square_sum", "dot", "slice", "slice_axis", "take", "retain",
     "concat", "Embedding", "FullyConnected", "sgd_update", "sgd_mom_update", "nag_mom_update",
+    "adam_update", "adagrad_update", "ftrl_update", "group_adagrad_update",
 ]

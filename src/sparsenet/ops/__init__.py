@@ -5,7 +5,7 @@ Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
 from . import registry
 from . import cast, unary, scalar, binary, shape, reduce, dot, indexing, nn, loss
-from . import optimizer_ops
+from . import optimizer_ops, optimizer_ops_adaptive
 
 __all__ = ["registry", "cast", "unary", "scalar", "binary", "shape", "reduce", "dot",
-           "indexing", "nn", "loss", "optimizer_ops"]
+           "indexing", "nn", "loss", "optimizer_ops", "optimizer_ops_adaptive"]

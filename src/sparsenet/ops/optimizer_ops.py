@@ -33,13 +33,16 @@ alone; the states are always updated in place.
 >>> w.asnumpy()[:, 0]
 array([1.  , 1.  , 0.89, 1.  ], dtype=float32)
 """
+import math
+
 import torch
 
 from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
-from .registry import _ARRAY_TYPES, DEFAULT, ROW_SPARSE, Operator, rule
+from .registry import DEFAULT, ROW_SPARSE, Operator, _check_devices, rule
 
-__all__ = ["UpdateOperator", "update_op", "full_rows", "rescale_clip", "need_lr",
+__all__ = ["UpdateOperator", "update_op", "full_rows", "row_chunks", "dense_rows",
+           "rescale_clip", "scaled_grad_alpha", "need_lr", "lazy_rows", "standard_rows",
            "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update",
            "nag_mom_update", "mp_nag_mom_update", "signsgd_update", "signum_update",
            "sgld_update", "dcasgd_update", "dcasgd_mom_update"]
@@ -78,8 +81,33 @@ def full_rows(arr, opname, role="state"):
     return data
 
 
+_CHUNK_BYTES = 1 << 18
+
+
+def row_chunks(n, rows_like):
+    """Slices of ``n`` rows small enough (about 256 KiB of ``rows_like`` rows each) that a
+    kernel's temporaries stay in the CPU cache; one slice on other devices.
+
+    >>> [(s.start, s.stop) for s in row_chunks(5, torch.zeros(5, 100000))]
+    [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]
+    """
+    row_bytes = math.prod(rows_like.shape[1:]) * rows_like.element_size()
+    step = max(1, _CHUNK_BYTES // max(1, row_bytes))
+    if n <= step or rows_like.device.type != "cpu":
+        return (slice(0, n),)
+    return [slice(lo, min(n, lo + step)) for lo in range(0, n, step)]
+
+
+def dense_rows(op, tensors, grad, params):
+    """``op``'s definition on every row of full tensors, a cache-sized chunk of rows at a time
+    (row views, updated in place); ``grad`` None is a zero gradient."""
+    for part in row_chunks(tensors[0].shape[0], tensors[0]):
+        op.fn(tensors[0][part], None if grad is None else grad[part],
+              *[t[part] for t in tensors[1:]], **params)
+
+
 def rescale_clip(g, rescale_grad, clip_gradient):
-    """``clip(rescale_grad * g, clip_gradient)`` as a new tensor (MXNet's order: clip after rescale).
+    """``clip(rescale_grad * g, clip_gradient)`` as a new tensor (clip after rescale, as MXNet).
 
     ``clip_gradient`` None or negative means no clipping.
 
@@ -123,24 +151,13 @@ class UpdateOperator(Operator):
     # each instance documents itself: its definition's docstring plus its rule table
     __doc__ = Operator.__dict__["__doc__"]
 
-    def __init__(self, fn, name=None, num_states=0, weight_out=True):
+    def __init__(self, fn, name=None, num_states=0, weight_out=True, row_separable=False):
         super().__init__(fn, name=name, differentiable=False)
         self.num_states = num_states
         self.weight_out = weight_out
+        self.row_separable = row_separable
 
     def __call__(self, *args, out=None, **kwargs):
-        if (args and out is args[0] and len(args) <= self._n_inputs
-                and _ARRAY_TYPES.issuperset(map(type, args))
-                and (not kwargs or self._param_set.issuperset(kwargs))):
-            # the optimizers' call: arrays positional, parameters by keyword, in place
-            params = {**self.defaults, **kwargs} if kwargs else self.defaults
-            grad_mode = torch.is_grad_enabled()
-            torch._C._set_grad_enabled(False)
-            try:
-                self._dispatch(list(args), params)
-            finally:
-                torch._C._set_grad_enabled(grad_mode)
-            return out
         inputs, params = self._split_args(args, kwargs)
         weight = inputs[0]
         in_place = out is weight or (isinstance(out, (list, tuple)) and out and out[0] is weight)
@@ -154,21 +171,26 @@ class UpdateOperator(Operator):
         return _write_out(result, out)
 
     def _dispatch(self, inputs, params):
-        stypes = tuple([a.stype for a in inputs])
-        if stypes.count(DEFAULT) != len(stypes) and self.find_rule(stypes, params) is None:
+        stypes = tuple(a.stype for a in inputs)
+        if self.find_rule(stypes, params) is None:
             held = [s for i, s in enumerate(stypes) if i != 1]
             if any(s != DEFAULT for s in held):
                 raise StorageTypeError(
                     f"{self.name}: no kernel for storage types {stypes} (weight, grad, states); "
                     f"the states must be dense or have the weight's storage type")
+            if self.row_separable and stypes[1] == DEFAULT:
+                _check_devices(inputs, self.name)
+                _check_shapes(inputs[0], inputs[1], self.name)
+                dense_rows(self, [inputs[0]._t] + [a._t for a in inputs[2:]], inputs[1]._t,
+                           params)
+                return inputs[0]
         return super()._dispatch(inputs, params)
 
 
 def _dense_kernel(op):
     def kernel(weight, grad, *states, **params):
         _check_shapes(weight, grad, op.name)
-        tensors = _all_rows(op, weight, states)
-        op.fn(tensors[0], grad._t, *tensors[1:], **params)
+        dense_rows(op, _all_rows(op, weight, states), grad._t, params)
         return weight
     kernel.__name__ = f"_{op.name}_dense_grad"
     return kernel
@@ -182,13 +204,12 @@ def lazy_rows(op, weight, grad, states, params):
     """Run ``op``'s dense definition on the rows in ``grad.indices`` only; return the weight."""
     _check_shapes(weight, grad, op.name)
     tensors = _all_rows(op, weight, states)
-    idx = grad._indices
-    if idx.numel() == 0:
-        return weight
-    rows = [t.index_select(0, idx) for t in tensors]
-    op.fn(rows[0], grad._data, *rows[1:], **params)
-    for t, r in zip(tensors, rows):
-        t.index_copy_(0, idx, r)
+    for part in row_chunks(grad._indices.numel(), tensors[0]):
+        idx = grad._indices[part]
+        rows = [t.index_select(0, idx) for t in tensors]
+        op.fn(rows[0], grad._data[part], *rows[1:], **params)
+        for t, r in zip(tensors, rows):
+            t.index_copy_(0, idx, r)
     return weight
 
 
@@ -198,7 +219,7 @@ def standard_rows(op, weight, grad, states, params):
     tensors = _all_rows(op, weight, states)
     idx = grad._indices
     rows = [t.index_select(0, idx) for t in tensors]
-    op.fn(tensors[0], None, *tensors[1:], **params)
+    dense_rows(op, tensors, None, params)
     if idx.numel():
         op.fn(rows[0], grad._data, *rows[1:], **params)
         for t, r in zip(tensors, rows):
@@ -241,7 +262,7 @@ def update_op(num_states=0, name=None, lazy=None):
     """Decorator: make an :class:`UpdateOperator` from a dense in-place definition and
     register its storage-type rows (``lazy`` replaces the generic lazy kernel)."""
     def make(fn):
-        op = UpdateOperator(fn, name=name, num_states=num_states)
+        op = UpdateOperator(fn, name=name, num_states=num_states, row_separable=True)
         register_update_rules(op, lazy=lazy)
         return op
     return make
@@ -258,12 +279,11 @@ def _sgd_lazy_add(weight, grad, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient
     _check_shapes(weight, grad, "sgd_update")
     w = full_rows(weight, "sgd_update", "weight")
     lr = need_lr(lr, "sgd_update")
-    if grad._indices.numel():
-        if clip_gradient is not None and clip_gradient >= 0:
-            w.index_add_(0, grad._indices, rescale_clip(grad._data, rescale_grad, clip_gradient),
-                         alpha=-lr)
-        else:
-            w.index_add_(0, grad._indices, grad._data, alpha=-lr * rescale_grad)
+    for part in row_chunks(grad._indices.numel(), w):
+        # scale a cache-sized chunk, then a plain index_add_ (index_add_ with alpha != 1, and
+        # torch's dense += sparse, are slower on CPU)
+        step = rescale_clip(grad._data[part], rescale_grad, clip_gradient).mul_(-lr)
+        w.index_add_(0, grad._indices[part], step.to(w.dtype))
     return weight
 
 
@@ -290,7 +310,34 @@ def sgd_update(weight, grad, *, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient
     return weight
 
 
-@update_op(num_states=1)
+def scaled_grad_alpha(grad, rescale_grad, clip_gradient):
+    """``(g, k)`` with ``k * g == clip(rescale_grad * grad, clip_gradient)``; ``g`` is ``grad``
+    itself (read only, no copy) when there is no clipping."""
+    if clip_gradient is not None and clip_gradient >= 0:
+        return rescale_clip(grad, rescale_grad, clip_gradient), 1.0
+    return grad, rescale_grad
+
+
+def _sgd_mom_lazy(weight, grad, mom, lr=None, momentum=0.0, wd=0.0, rescale_grad=1.0,
+                  clip_gradient=-1.0, lazy_update=True):
+    """Lazy SGD with momentum: gather the momentum rows, ``index_add_`` them to the weight."""
+    _check_shapes(weight, grad, "sgd_mom_update")
+    w = full_rows(weight, "sgd_mom_update", "weight")
+    m = full_rows(mom, "sgd_mom_update")
+    lr = need_lr(lr, "sgd_mom_update")
+    for part in row_chunks(grad._indices.numel(), w):
+        idx = grad._indices[part]
+        rows = m.index_select(0, idx).mul_(momentum)
+        if wd:
+            rows.add_(w.index_select(0, idx), alpha=-lr * wd)
+        g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)
+        rows.add_(g, alpha=-lr * k)
+        m.index_copy_(0, idx, rows)
+        w.index_add_(0, idx, rows.to(w.dtype))
+    return weight
+
+
+@update_op(num_states=1, lazy=_sgd_mom_lazy)
 def sgd_mom_update(weight, grad, mom, *, lr=None, momentum=0.0, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, lazy_update=True):
     """SGD with momentum: ``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``.

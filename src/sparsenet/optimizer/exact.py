@@ -22,12 +22,9 @@ import weakref
 import numpy as np
 import torch
 
-from ..ops.optimizer_ops import full_rows
+from ..ops.optimizer_ops import full_rows, row_chunks
 
 __all__ = ["RowClock", "Window", "apply_linear", "ClockTable"]
-
-_CHUNK_ELEMENTS = 1 << 22
-
 
 class ClockTable:
     """The :class:`RowClock` of each weight, keyed by the weight object's identity.
@@ -105,16 +102,16 @@ def apply_linear(maps, comps):
     """
     n = maps.shape[1]
     nonzero = (maps != 0).any(dim=0).tolist()
+    coefs = maps.to(comps[0].dtype)
+    shape = (-1,) + (1,) * (comps[0].dim() - 1)
     out = []
     for i in range(n):
         acc = None
         for k in range(n):
             if not nonzero[i][k]:
                 continue
-            c = comps[k]
-            coef = maps[:, i, k].to(c.dtype).view((-1,) + (1,) * (c.dim() - 1))
-            term = c * coef
-            acc = term if acc is None else acc.add_(term)
+            coef = coefs[:, i, k].view(shape)
+            acc = comps[k] * coef if acc is None else acc.addcmul_(comps[k], coef)
         out.append(acc if acc is not None else torch.zeros_like(comps[i]))
     return out
 
@@ -128,18 +125,19 @@ class RowClock:
         self.base = 0
         self.last = torch.zeros(rows, dtype=torch.int64, device=device)
         self.steps = []
-        self.maps = None  # (len(steps)+1, n, n) float64; None while every map is the identity
+        self.maps = None  # (n, capacity, n) float64 products; None while every map is identity
         self.device = device
 
     def window_full(self, limit):
         """True when the window holds ``limit`` steps (time for a full catch-up)."""
         return len(self.steps) >= limit
 
+    @torch.no_grad()
     def catch_up(self, opt, weight, state, idx):
         """Apply the skipped steps to rows ``idx`` of ``weight`` and ``state``."""
         if not self.steps or idx.numel() == 0:
             return
-        a = self.last.index_select(0, idx)
+        a = self.last.index_select(0, idx).clamp_(min=self.base)
         stale = (a < self.step).nonzero().view(-1)
         if stale.numel() == 0:
             return
@@ -147,39 +145,58 @@ class RowClock:
         self._apply(opt, weight, state, rows, a.index_select(0, stale))
         self.last.index_fill_(0, rows, self.step)
 
+    @torch.no_grad()
     def sync(self, opt, weight, state):
         """Bring every stale row up to date and restart the window."""
         if self.steps:
-            stale = (self.last < self.step).nonzero().view(-1)
+            last = self.last.clamp(min=self.base)
+            stale = (last < self.step).nonzero().view(-1)
             if stale.numel():
-                self._apply(opt, weight, state, stale, self.last.index_select(0, stale))
+                self._apply(opt, weight, state, stale, last.index_select(0, stale))
         self._restart()
 
     def record(self, opt, skip, step, idx):
         """Record a lazy step (its skip map and hyperparameters); rows ``idx`` are current."""
         a = torch.as_tensor(np.asarray(skip, dtype=np.float64), device=self.device)
         n = a.shape[0]
-        eye = torch.eye(n, dtype=torch.float64, device=self.device)
-        if self.maps is not None and self.maps.shape[1] != n:
+        if self.maps is not None and self.maps.shape[0] != n:
             raise ValueError(f"{type(opt).__name__}: the skip map changed size from "
-                             f"{self.maps.shape[1]} to {n} inside a window")
-        if self.maps is not None or not torch.equal(a, eye):
-            if self.maps is None:
-                self.maps = eye.expand(len(self.steps) + 1, n, n).clone()
-            self.maps = torch.cat([torch.matmul(a, self.maps), eye[None]])
+                             f"{self.maps.shape[0]} to {n} inside a window")
+        if self.maps is not None or not torch.equal(a, torch.eye(n, dtype=a.dtype,
+                                                                 device=a.device)):
+            used = len(self.steps) + 1
+            if self.maps is None or self.maps.shape[1] < used + 1:
+                self._grow(n, used, max(2 * used, 64))
+            # maps[:, j, :] is the product for offset j: left-multiplying every product by the
+            # new step is one (n, n) @ (n, used * n) matrix product on a contiguous view
+            view = self.maps[:, :used, :].reshape(n, used * n)
+            view.copy_(a @ view)
+            self.maps[:, used, :] = torch.eye(n, dtype=a.dtype, device=a.device)
         self.steps.append(dict(step))
         self.step += 1
         if idx.numel():
             self.last.index_fill_(0, idx, self.step)
 
-    def record_all(self, step):  # noqa: ARG002 - same signature family as record
+    def _grow(self, n, used, capacity):
+        """(Re)allocate the ``(n, capacity, n)`` product buffer keeping the first ``used``."""
+        eye = torch.eye(n, dtype=torch.float64, device=self.device)
+        buf = eye[:, None, :].expand(n, capacity, n).clone()
+        if self.maps is not None:
+            buf[:, :used, :] = self.maps[:, :used, :]
+        self.maps = buf
+
+    def _window_maps(self, offsets):
+        """``(R, n, n)`` products for the given window offsets."""
+        return self.maps.index_select(1, offsets).permute(1, 0, 2)
+
+    def record_all(self, step):
         """Record a step that updated every row (dense or standard step)."""
         self.step += 1
         self._restart()
 
     def _restart(self):
+        # every row is current as of ``base``: a row's step is max(last[row], base)
         self.base = self.step
-        self.last.fill_(self.step)
         self.steps = []
         self.maps = None
 
@@ -189,15 +206,11 @@ class RowClock:
         name = type(opt).__name__
         arrays = [full_rows(x, name, "weight" if x is weight else "state")
                   for x in opt._exact_arrays(weight, state)]
-        row_numel = max(1, arrays[0][0].numel()) if arrays[0].shape[0] else 1
-        chunk = max(1, _CHUNK_ELEMENTS // row_numel)
-        for lo in range(0, idx.numel(), chunk):
-            sel, start = idx[lo:lo + chunk], a[lo:lo + chunk]
+        for part in row_chunks(idx.numel(), arrays[0]):
+            sel, start = idx[part], a[part]
             rows = [t.index_select(0, sel) for t in arrays]
             window = Window(self.steps, start - self.base)
-            comps = opt._exact_encode(rows, window)
-            if self.maps is not None:
-                comps = apply_linear(self.maps.index_select(0, window.offsets), comps)
-            new = opt._exact_decode(comps, rows, window)
+            maps = None if self.maps is None else self._window_maps(window.offsets)
+            new = opt._exact_apply(maps, rows, window)
             for t, r in zip(arrays, new):
                 t.index_copy_(0, sel, r.to(t.dtype))

@@ -32,11 +32,12 @@ import warnings
 import weakref
 
 import numpy as np
+import torch
 
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
 from ..ops.optimizer_ops import full_rows
-from .exact import ClockTable
+from .exact import ClockTable, apply_linear
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater", "LAZY_MODES"]
 
@@ -190,7 +191,7 @@ class Optimizer:
                               "undefined.")
         self.lr = lr
 
-    def set_lr_scale(self, args_lrscale):  # noqa: ARG002 - MXNet's deprecated API
+    def set_lr_scale(self, args_lrscale):
         """Deprecated: use :meth:`set_lr_mult`."""
         raise DeprecationWarning("set_lr_scale is deprecated; use set_lr_mult")
 
@@ -247,19 +248,19 @@ class Optimizer:
 
     def _get_lr(self, index):
         """Learning rate of parameter ``index`` (global rate times its multiplier)."""
-        return self.learning_rate * self._mult(index, self.lr_mult, "lr_mult")
+        return self._get_lrs([index])[0]
 
     def _get_wds(self, indices):
         return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
 
     def _get_wd(self, index):
         """Weight decay of parameter ``index`` (global decay times its multiplier)."""
-        return self.wd * self._mult(index, self.wd_mult, "wd_mult")
+        return self._get_wds([index])[0]
 
     # ------------------------------------------------------------------ states
     def create_state(self, index, weight):
         """Create the auxiliary state (momentum, moments...) of one weight; None by default."""
-        return None
+        return
 
     def create_state_multi_precision(self, index, weight):
         """Like :meth:`create_state`, adding a float32 master copy for float16 weights.
@@ -339,12 +340,13 @@ class Optimizer:
                 self._fused(weight, grad, state, step, False)
                 clock.record_all(step)
                 return
-            if clock.window_full(self.exact_window):
+            full = clock.window_full(self.exact_window)
+            if full:
                 clock.sync(self, weight, state)
             clock.catch_up(self, weight, state, grad._indices)
             self._fused(weight, grad, state, step, True)
             clock.record(self, skip, step, grad._indices)
-            self._touched = grad._indices
+            self._touched = None if full else grad._indices
             return
         self._fused(weight, grad, state, step, self.lazy_update)
         if sparse and self.lazy_update:
@@ -354,10 +356,20 @@ class Optimizer:
         """Call the fused update operator(s) of this optimizer."""
         raise NotImplementedError
 
+    def _count(self, index):
+        """Count the update; return ``(lr, wd, t)`` for parameter ``index``."""
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index), self._index_update_count[index]
+
+    def _grad_kwargs(self, step, lazy):
+        """The operator arguments every optimizer passes: lr, wd, rescale, clip, lazy flag."""
+        return dict(lr=step["lr"], wd=step["wd"], rescale_grad=self.rescale_grad,
+                    clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
+
     def _skip_map(self, step):
         """The zero-gradient step as a square matrix acting on :meth:`_exact_arrays`
         (after :meth:`_exact_encode`), or None when it has no closed form."""
-        return None
+        return
 
     def _exact_arrays(self, weight, state):
         """The arrays whose rows a skipped step changes, in the order of :meth:`_skip_map`."""
@@ -372,6 +384,14 @@ class Optimizer:
         return comps[:len(rows)]
 
     _exact_nonlinear = False  # True when _exact_decode does more than return coordinates
+
+    def _exact_apply(self, maps, rows, window):
+        """Catch rows up: encode, apply the per-row product of skip maps (``(R, n, n)``, or
+        None for the identity), decode. Optimizers may replace it with a faster closed form."""
+        comps = self._exact_encode(rows, window)
+        if maps is not None:
+            comps = apply_linear(maps, comps)
+        return self._exact_decode(comps, rows, window)
 
     def _clock(self, weight):
         return self._clocks.setdefault(weight)
@@ -421,6 +441,7 @@ class Optimizer:
         self._clocks = ClockTable()
 
 
+@torch.no_grad()
 def _copy_rows(master, weight, rows):
     """Copy the float32 master into the low-precision weight (only ``rows`` when given)."""
     src = full_rows(master, "multi_precision", "weight")
@@ -480,9 +501,7 @@ class Updater:
                 self.states[idx] = self.sync_state_context(self.states[idx],
                                                            weights[i].context)
                 self.states_synced[idx] = True
-            ref = self._weights.get(idx)
-            if ref is None or ref() is not weights[i]:
-                self._weights[idx] = weakref.ref(weights[i])
+            self._weights[idx] = weakref.ref(weights[i])
         for idx, w, g in zip(indices, weights, grads):
             self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
 

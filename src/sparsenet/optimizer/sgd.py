@@ -68,16 +68,12 @@ class SGD(Optimizer):
         self._update_count(index)
         self._apply(weight, grad, state, {"lr": self._get_lr(index), "wd": self._get_wd(index)})
 
-    def _kwargs(self, step, lazy):
-        return dict(lr=step["lr"], wd=step["wd"], rescale_grad=self.rescale_grad,
-                    clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
-
     def _fused(self, weight, grad, state, step, lazy):
         if state is None:
-            sgd_update(weight, grad, out=weight, **self._kwargs(step, lazy))
+            sgd_update(weight, grad, out=weight, **self._grad_kwargs(step, lazy))
         else:
             sgd_mom_update(weight, grad, state, out=weight, momentum=self.momentum,
-                           **self._kwargs(step, lazy))
+                           **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         c = step["lr"] * step["wd"]
@@ -91,7 +87,7 @@ class SGD(Optimizer):
 
 
 @register
-class ccSGD(SGD):  # noqa: N801 - MXNet's name
+class ccSGD(SGD):
     """Deprecated alias of :class:`SGD` (kept for MXNet compatibility).
 
     >>> import sparsenet as mx
