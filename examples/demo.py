@@ -1,11 +1,24 @@
-"""The main job (`make demo`): seed 000's sparse-storage walkthrough on sparsenet.
+"""The main job (`make demo`): seed 000's "Sparse NDArrays with Gluon" walkthrough on sparsenet.
 
-Generates the tutorial's 1000 x 1,000,000 CSR dataset, prints dense vs CSR
-memory, and shows storage-type inference on a few operators.
+1. Generate the tutorial's 1,000 x 1,000,000 CSR dataset and compare its memory
+   with the dense equivalent.
+2. Write it as LibSVM (the tutorial's ``save_as_libsvm``) and read it back in
+   batches with ``mx.io.LibSVMIter``.
+3. Train the tutorial's three networks for one epoch each (``nn.Dense`` on CSR,
+   ``FullyConnectedSparse`` with a dense and with a row_sparse weight gradient),
+   printing the epoch time and the memory of weights and gradients.
+4. Train the same model in plain PyTorch (``EmbeddingBag(sparse=True)``) for
+   comparison, and show storage-type inference on a few operators.
 """
+import os
+import time
+
 import numpy as np
+import torch
 
 import sparsenet as mx
+
+OUT = "demo_output"
 
 
 def get_nbytes(array):
@@ -13,10 +26,120 @@ def get_nbytes(array):
     return array.nbytes
 
 
+def save_as_libsvm(filepath, data, label):
+    """The tutorial's writer (``mx.io.save_libsvm`` is the vectorised built-in)."""
+    with open(filepath, 'w') as openfile:
+        for row_idx in range(data.shape[0]):
+            data_sample = data[row_idx]
+            label_sample = label[row_idx]
+            col_idxs = data_sample.indices.asnumpy().tolist()
+            values = data_sample.data.asnumpy().tolist()
+            label_str = str(label_sample.asscalar())
+            value_strs = ['{}:{}'.format(idx, value) for idx, value in zip(col_idxs, values)]
+            value_str = " ".join(value_strs)
+            sample_str = '{} {}\n'.format(label_str, value_str)
+            openfile.write(sample_str)
+
+
+class FullyConnected(mx.gluon.HybridBlock):
+    def __init__(self, in_units, units):
+        super(FullyConnected, self).__init__()
+        with self.name_scope():
+            self._units = units
+            self.weight = self.params.get('weight', shape=(units, in_units),
+                                          init=None, allow_deferred_init=True,
+                                          dtype='float32', stype='default', grad_stype='default')
+            self.bias = self.params.get('bias', shape=(units), init='zeros',
+                                        allow_deferred_init=True, dtype='float32',
+                                        stype='default', grad_stype='default')
+
+    def hybrid_forward(self, F, x, weight, bias):
+        return F.FullyConnected(x, weight, bias, num_hidden=self._units)
+
+
+class FullyConnectedSparse(mx.gluon.HybridBlock):
+    def __init__(self, in_units, units, weight_grad_stype='default'):
+        super(FullyConnectedSparse, self).__init__()
+        with self.name_scope():
+            self._units = units
+            self.weight = self.params.get('weight', shape=(in_units, units),
+                                          init=None, allow_deferred_init=True,
+                                          dtype='float32', stype='default',
+                                          grad_stype=weight_grad_stype)
+            self.bias = self.params.get('bias', shape=(units), init='zeros',
+                                        allow_deferred_init=True, dtype='float32',
+                                        stype='default', grad_stype='default')
+
+    def hybrid_forward(self, F, x, weight, bias):
+        return F.sparse.dot(x, weight) + bias
+
+
+def build(variant, num_features, ctx):
+    net = mx.gluon.nn.Sequential()
+    if variant == "Dense":
+        net.add(mx.gluon.nn.Dense(in_units=num_features, units=128),
+                mx.gluon.nn.Activation('sigmoid'),
+                mx.gluon.nn.Dense(in_units=128, units=8), mx.gluon.nn.Activation('sigmoid'),
+                mx.gluon.nn.Dense(in_units=8, units=1), mx.gluon.nn.Activation('sigmoid'))
+    else:
+        grad_stype = 'row_sparse' if variant.endswith("row_sparse grad") else 'default'
+        net.add(FullyConnectedSparse(in_units=num_features, units=128,
+                                     weight_grad_stype=grad_stype),
+                mx.gluon.nn.Activation('sigmoid'),
+                FullyConnected(in_units=128, units=8), mx.gluon.nn.Activation('sigmoid'),
+                FullyConnected(in_units=8, units=1), mx.gluon.nn.Activation('sigmoid'))
+    net.initialize(ctx=ctx)
+    return net
+
+
+def train_epoch(net, data_iter, ctx):
+    trainer = mx.gluon.Trainer(net.collect_params(), 'sgd')
+    loss_fn = mx.gluon.loss.SigmoidBinaryCrossEntropyLoss()
+    data_iter.reset()
+    start = time.perf_counter()
+    for batch in data_iter:
+        data = batch.data[0].as_in_context(ctx)
+        label = batch.label[0].as_in_context(ctx)
+        with mx.autograd.record():
+            pred = net(data)
+            loss = loss_fn(pred, label)
+        loss.backward()
+        trainer.step(data.shape[0])
+        loss.wait_to_read()
+    return time.perf_counter() - start
+
+
+def torch_epoch(data_iter, num_features):
+    """The same model in plain PyTorch, fed the same CSR batches (zero-copy)."""
+    torch.manual_seed(0)
+    emb = torch.nn.EmbeddingBag(num_features, 128, mode="sum", sparse=True)
+    bias = torch.nn.Parameter(torch.zeros(128))
+    fc1, fc2 = torch.nn.Linear(128, 8), torch.nn.Linear(8, 1)
+    params = [emb.weight, bias] + list(fc1.parameters()) + list(fc2.parameters())
+    optim = torch.optim.SGD(params, lr=0.01)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    data_iter.reset()
+    batches = [(b.data[0], b.label[0]) for b in data_iter]
+    start = time.perf_counter()
+    for data, label in batches:
+        optim.zero_grad()
+        h = torch.sigmoid(emb(data._indices, data._indptr[:-1],
+                              per_sample_weights=data._data) + bias)
+        out = torch.sigmoid(fc2(torch.sigmoid(fc1(h))))
+        loss = loss_fn(out, label._t.reshape(-1, 1))
+        loss.backward()
+        optim.step()
+    return time.perf_counter() - start
+
+
 def main():
+    torch.set_num_threads(1)
+    os.makedirs(OUT, exist_ok=True)
     np.random.seed(42)
     num_samples, num_features = 1000, 1000000
-    data = mx.test_utils.rand_ndarray((num_samples, num_features), stype="csr", density=0.00001)
+
+    print("== Generating sparse data")
+    data = mx.test_utils.rand_ndarray((num_samples, num_features), stype='csr', density=0.00001)
     label = data.sum(axis=1) > data.sum(axis=1).mean()
     print(type(data).__name__, data.shape)
     print("{:,.0f} elements".format(np.prod(data.shape)))
@@ -24,12 +147,36 @@ def main():
     dense_bytes = num_samples * num_features * np.dtype(np.float32).itemsize
     print("NDArray (dense):", dense_bytes / 1e6, "MBs (computed from the shape; not allocated)")
     print("CSRNDArray:", get_nbytes(data) / 1e6, "MBs")
-    print("positive labels:", int(label.sum().asscalar()), "of", num_samples)
 
-    print("\nStorage-type inference:")
+    print("\n== Writing and reading LibSVM")
+    filepath = os.path.join(OUT, "dataset.libsvm")
+    save_as_libsvm(filepath, data, label)
+    with open(filepath) as f:
+        for _ in range(3):
+            line = f.readline()
+            print(line[:80] + '...' if len(line) > 80 else line.rstrip())
+    print(f"{filepath}: {os.path.getsize(filepath) / 1e3:.0f} KB")
+    data_iter = mx.io.LibSVMIter(data_libsvm=filepath, data_shape=(num_features,),
+                                 label_shape=(1,), batch_size=10)
+    batch = next(iter(data_iter))
+    print("data.stype:", batch.data[0].stype, " label.stype:", batch.label[0].stype)
+    print("sparse batch:", get_nbytes(batch.data[0]) / 1e6, "MBs;  dense batch:",
+          batch.data[0].shape[0] * num_features * 4 / 1e6, "MBs")
+
+    ctx = mx.gpu() if mx.test_utils.list_gpus() else mx.cpu()
+    print(f"\n== Training one epoch of each network on {ctx}")
+    for variant in ("Dense", "FullyConnectedSparse", "FullyConnectedSparse, row_sparse grad"):
+        net = build(variant, num_features, ctx)
+        seconds = train_epoch(net, data_iter, ctx)
+        print(f"\n-- {variant}: {seconds * 1e3:.1f} ms per epoch")
+        mx.gluon.utils.print_memory_allocation(net, block_idxs=[0, 2, 4])
+        del net
+    seconds = torch_epoch(data_iter, num_features)
+    print(f"\n-- PyTorch EmbeddingBag(sparse=True) + SGD: {seconds * 1e3:.1f} ms per epoch")
+
+    print("\n== Storage-type inference")
     x = mx.nd.sparse.csr_matrix(([7.0, 8.0, 9.0], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 5))
-    w = mx.nd.ones((3, 2))
-    g = mx.nd.dot(x, w, transpose_a=True)
+    g = mx.nd.dot(x, mx.nd.ones((3, 2)), transpose_a=True)
     cases = [("dot(csr, dense)", mx.nd.dot(x, mx.nd.ones((5, 2)))),
              ("dot(csr.T, dense)", g),
              ("row_sparse * 2", g * 2),

@@ -16,6 +16,9 @@ from . import ndarray
 from . import ndarray as nd
 from . import autograd, random, test_utils
 from . import optimizer, lr_scheduler
+from . import initializer
+from . import initializer as init
+from . import gluon
 from . import symbol
 from . import symbol as sym
 from .symbol import name
@@ -27,5 +30,5 @@ __version__ = "0.1.0"
 
 __all__ = ["base", "config", "context", "MXNetError", "SparsenetError", "Context", "cpu", "gpu",
            "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
-           "test_utils", "optimizer", "lr_scheduler", "symbol", "sym", "name", "metric",
-           "model", "callback", "module", "mod"]
+           "test_utils", "optimizer", "lr_scheduler", "symbol", "sym", "name", "metric", "model",
+           "callback", "module", "mod", "initializer", "init", "gluon"]

@@ -61,6 +61,8 @@ from ..ops.optimizer_ops_adaptive import (adam_update, adamw_update, adagrad_upd
                                           nadam_update, rmsprop_update, rmspropalex_update,
                                           ftrl_update, ftml_update, lamb_update_phase1,
                                           lamb_update_phase2)
+from ..ops.loss import (l2_loss, l1_loss, sigmoid_bce_loss, softmax_ce_loss, logistic_loss,
+                        hinge_loss, squared_hinge_loss, huber_loss, kldiv_loss)
 from .. import random
 from ..random import (uniform as random_uniform, normal as random_normal,
                       randint as random_randint)
@@ -109,5 +111,7 @@ __all__ = [
     "group_adagrad_update", "adadelta_update", "adamax_update", "nadam_update", "rmsprop_update",
     "rmspropalex_update", "ftrl_update", "ftml_update", "lamb_update_phase1",
     "lamb_update_phase2",
+    "l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logistic_loss", "hinge_loss",
+    "squared_hinge_loss", "huber_loss", "kldiv_loss",
     "random_uniform", "random_normal", "random_randint",
 ]

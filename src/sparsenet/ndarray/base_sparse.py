@@ -94,6 +94,10 @@ class BaseSparseNDArray(NDArray):
                             f"{other.stype} array's")
         for name in self._storage_slots:
             setattr(self, name, getattr(other, name))
+        if self._grad is not None and self._grad_req != "null":  # stay an autograd leaf
+            from .. import autograd
+            self._make_leaf(True)
+            autograd.register_variable(self)
 
     def _dense_tensor(self):
         from .cast_storage import to_dense_tensor
@@ -152,23 +156,6 @@ class BaseSparseNDArray(NDArray):
                              f"key {key!r}")
         from .cast_storage import assign_all
         assign_all(self, value)
-
-    def _wrap_grad(self, g):
-        """The gradient with respect to the values, with this array's structure.
-
-        A sparse COO ``g`` (rows = positions among the stored rows, e.g. from a
-        sparse ``embedding_bag`` over a row_sparse weight's values) keeps only the
-        rows it touches.
-        """
-        from .cast_storage import cast_storage
-        gstype = self._grad.stype if self._grad is not None else self.stype
-        if g.is_sparse:
-            g = g.coalesce()
-            out = type(self)._from_parts(g.values(), self._indices[g.indices()[0]], self._shape) \
-                if self.stype == "row_sparse" else self._with_data(g.to_dense())
-            return out if gstype == out.stype else cast_storage(out, gstype)
-        out = self._with_data(g)
-        return out if gstype == self.stype else cast_storage(out, gstype)
 
     def _with_data(self, values):
         """Same structure, new values (no copy of the indices)."""

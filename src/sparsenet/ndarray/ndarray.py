@@ -27,6 +27,7 @@ from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
 __all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
 
 _GRAD_REQS = ("write", "add", "null")
+_binary_op = None  # ops.binary.binary, imported on first use (ops import this module)
 
 
 def _scalar_like(x):
@@ -197,6 +198,9 @@ class NDArray:
     def _replace(self, other):
         """Make ``self`` hold ``other``'s storage (same storage type)."""
         self._t = other._t
+        if self._grad is not None and self._grad_req != "null":  # stay an autograd leaf
+            self._make_leaf(True)
+            autograd.register_variable(self)
 
     # ------------------------------------------------------------------ conversion
     def asnumpy(self):
@@ -336,6 +340,7 @@ class NDArray:
         if gstype not in STYPES:
             raise ValueError(f"attach_grad: stype must be one of {STYPES}, got {stype!r}")
         grad = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=gstype)
+        autograd._mark_zero(grad)
         self._attach_grad_buffer(grad, grad_req)
 
     def _attach_grad_buffer(self, grad, grad_req):
@@ -363,24 +368,11 @@ class NDArray:
 
     def _wrap_grad(self, g):
         """Turn a torch gradient into an array of the gradient buffer's storage type."""
-        from .row_sparse import RowSparseNDArray
-        from .cast_storage import cast_storage
-        gstype = self._grad.stype if self._grad is not None else DEFAULT
-        if g.is_sparse:
-            if gstype == ROW_SPARSE:
-                return RowSparseNDArray._from_coo(g, self.shape)
-            g = g.to_dense()
-        out = NDArray(g)
-        return out if gstype == DEFAULT else cast_storage(out, gstype)
+        return autograd._grad_array(self, g)
 
     def _store_grad(self, g):
         """Store a torch gradient into the buffer according to ``grad_req``."""
-        new = self._wrap_grad(g.detach())
-        if self._grad_req == "add":
-            from ..ops.binary import add_into
-            add_into(self._grad, new)
-        else:
-            self._grad._replace(new)
+        autograd.store_grad(self, g.detach())
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Compute the gradients of this array with respect to the marked variables.
@@ -620,8 +612,10 @@ class NDArray:
 
     # ------------------------------------------------------------------ operators
     def _binary(self, other, op, scalar_op, reverse=False):
-        from ..ops import binary
-        return binary.binary(self, other, op, scalar_op, reverse)
+        global _binary_op
+        if _binary_op is None:
+            from ..ops.binary import binary as _binary_op
+        return _binary_op(self, other, op, scalar_op, reverse)
 
     def __add__(self, other):
         return self._binary(other, "add", "plus_scalar")

@@ -1,10 +1,11 @@
 """Matrix products: ``dot`` (with every sparse rule of MXNet and a few more) and ``batch_dot``.
 
 The sparse kernels are torch index operations, differentiable by
-``torch.autograd``: the gradient of a dense weight ``W`` in ``dot(csr, W)`` is a
-hybrid sparse COO tensor (rows = the columns the batch touches) when the
-weight's gradient buffer is row_sparse, and dense otherwise; the gradient with
-respect to the CSR values keeps the CSR structure.
+``torch.autograd``: the gradient of a weight variable ``W`` in ``dot(csr, W)``
+(``dot(csr, W, transpose_b=True)``) is a sparse COO tensor holding the rows
+(columns) the batch touches, stored by :mod:`sparsenet.autograd` into the
+weight's row_sparse or dense gradient buffer without a dense intermediate; the
+gradient with respect to the CSR values keeps the CSR structure.
 
 >>> import sparsenet as mx
 >>> x = mx.nd.sparse.csr_matrix(([7.0, 8.0, 9.0], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 5))
@@ -20,6 +21,7 @@ array([[15., 15.],
 import torch
 import torch.nn.functional as F
 
+from .. import autograd
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -83,8 +85,13 @@ def batch_dot(lhs, rhs, *, transpose_a=False, transpose_b=False, forward_stype=N
 
 # ---------------------------------------------------------------------- kernels
 def _wants_sparse_grad(w):
-    g = w._grad
-    return g is not None and g.stype == ROW_SPARSE
+    """Whether ``w`` is an autograd variable: its gradient then travels as sparse COO.
+
+    The buffer it lands in decides the stored storage type (see
+    :func:`sparsenet.autograd.store_grad`); a sparse gradient never materialises
+    a dense intermediate of the weight's size.
+    """
+    return w._grad is not None and w._grad_req != "null"
 
 
 def _floating(*arrays):
@@ -106,13 +113,54 @@ def csr_dense_mm(x, w, sparse_grad=False):
                                False, None)[0]
 
 
+class _CsrDenseTMM(torch.autograd.Function):
+    """``x @ w.T`` for CSR ``x`` (values, indices, row ids) and dense ``w`` (n, k).
+
+    Backward: the gradient of ``w`` touches only the columns ``x`` stores; it is
+    a sparse COO tensor (sparse_dim 2) when ``sparse_grad``, else a dense tensor.
+    """
+
+    @staticmethod
+    def forward(ctx, values, w, indices, row_ids, m, sparse_grad):
+        cols = w.index_select(1, indices)  # (n, nnz): the columns the batch touches
+        out = w.new_zeros(m, w.shape[0]).index_add_(0, row_ids, (cols * values).t())
+        ctx.save_for_backward(values, w, indices, row_ids)
+        ctx.sparse_grad = sparse_grad
+        return out
+
+    @staticmethod
+    def backward(ctx, gout):
+        values, w, indices, row_ids = ctx.saved_tensors
+        g_rows = gout.index_select(0, row_ids)  # (nnz, n)
+        gv = gw = None
+        if ctx.needs_input_grad[0]:
+            gv = (g_rows * w.index_select(1, indices).t()).sum(1)
+        if ctx.needs_input_grad[1]:
+            contrib = (g_rows * values.unsqueeze(1)).t()  # (n, nnz)
+            if ctx.sparse_grad:
+                n, nnz = w.shape[0], indices.numel()
+                r = torch.arange(n, device=w.device).repeat_interleave(nnz)
+                coo = torch.stack([r, indices.repeat(n)])
+                gw = torch.sparse_coo_tensor(coo, contrib.reshape(-1), tuple(w.shape),
+                                             check_invariants=False)
+            else:
+                gw = w.new_zeros(w.shape).index_add_(1, indices, contrib)
+        return gv, gw, None, None, None, None
+
+
 def csr_dense_t_mm(x, w):
-    """``x @ w.T`` for a CSR ``x`` (m, k) and a dense ``w`` (n, k)."""
-    values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
-    cols = w.index_select(1, x._indices)  # (n, nnz): the columns the batch touches
-    contrib = (cols * values).t()
-    out = torch.zeros(x.shape[0], w.shape[0], dtype=w.dtype, device=w.device)
-    return out.index_add(0, x.row_ids(), contrib)
+    """``x @ w.T`` for a CSR ``x`` (m, k) and a dense array ``w`` (n, k); never densifies ``x``.
+
+    The column-sparse gradient of a variable ``w`` travels on an alias of ``w``
+    (:func:`sparsenet.autograd.alias_of`): torch cannot add it to the row-sparse
+    gradients of other uses of ``w``, the gradient storage does.
+    """
+    wt = w._t
+    sparse_grad = _wants_sparse_grad(w) and autograd.is_recording()
+    if sparse_grad:
+        wt = autograd.alias_of(w)
+    values = x._data if x._data.dtype == wt.dtype else x._data.to(wt.dtype)
+    return _CsrDenseTMM.apply(values, wt, x._indices, x.row_ids(), x.shape[0], sparse_grad)
 
 
 def _column_bags(x):
@@ -187,8 +235,8 @@ def _dot_csr_dns(lhs, rhs, **p):
         return NotImplemented
     if lhs._shape[1] != w.shape[0]:
         _mm_shape_error(lhs, rhs, p)
-    g = rhs._grad
-    return NDArray(csr_dense_mm(lhs, w, g is not None and g.stype == ROW_SPARSE))
+    g = rhs._grad  # a variable's gradient travels as sparse rows (see _wants_sparse_grad)
+    return NDArray(csr_dense_mm(lhs, w, g is not None and rhs._grad_req != "null"))
 
 
 @rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": False, "transpose_b": True})
@@ -196,7 +244,7 @@ def _dot_csr_dnsT(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
     _mm_shape_error(lhs, rhs, p)
-    return NDArray(csr_dense_t_mm(lhs, rhs._t))
+    return NDArray(csr_dense_t_mm(lhs, rhs))
 
 
 @rule(dot, CSR, DEFAULT, out=ROW_SPARSE, when={"transpose_a": True})

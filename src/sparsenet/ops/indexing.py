@@ -19,6 +19,7 @@ import builtins
 import torch
 
 from ..ndarray.csr import CSRNDArray
+from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from .kernels import csr_from_keys
 from .registry import CSR, DEFAULT, ROW_SPARSE, Many, defop, rule
@@ -122,6 +123,21 @@ def take(a, indices, *, axis=0, mode="clip"):
     out = a.index_select(axis, idx.reshape(-1))
     shape = list(a.shape[:axis]) + list(idx.shape) + list(a.shape[axis + 1:])
     return out.reshape(shape)
+
+
+def _is_weight_variable(a):
+    """axis=0 on a 2-D float variable (its gradient then travels as sparse rows)"""
+    return a._grad is not None and a._grad_req != "null"
+
+
+@rule(take, DEFAULT, DEFAULT, out=DEFAULT, when={"axis": 0})
+def _take_rows_of_variable(a, indices, *, axis=0, mode="clip"):
+    # the rows gathered from a weight variable: its gradient is a sparse tensor of
+    # those rows, stored row_sparse or dense by the variable's gradient buffer
+    if not (_is_weight_variable(a) and a.ndim == 2 and a._t.dtype.is_floating_point):
+        return NotImplemented
+    idx = _take_indices(indices._t, a.shape[0], mode)
+    return NDArray(torch.nn.functional.embedding(idx, a._t, sparse=True))
 
 
 @defop

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from .. import autograd
 from ..ndarray.ndarray import NDArray
-from .dot import csr_dense_t_mm
+from .dot import _wants_sparse_grad, csr_dense_t_mm
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, input_shapes, rule
 
 __all__ = ["FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU"]
@@ -50,7 +50,7 @@ def _fc_csr(data, weight, bias=None, *, num_hidden=0, no_bias=False, flatten=Tru
     if weight.shape[1] != data.shape[1]:
         raise ValueError(f"FullyConnected: weight shape {weight.shape} does not match input "
                          f"features {data.shape[1]}")
-    out = csr_dense_t_mm(data, weight._t)
+    out = csr_dense_t_mm(data, weight)
     if bias is not None and not no_bias:
         out = out + bias._t
     return NDArray(out)
@@ -77,9 +77,11 @@ def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # no
               sparse_grad=False):
     """Look up rows of ``weight`` (``input_dim x output_dim``) at the integer ids ``data``.
 
-    Ids must lie in ``[0, input_dim)``. The weight gradient is row_sparse
-    (sorted unique ids) when ``sparse_grad`` is set or the weight's gradient
-    buffer is row_sparse.
+    Ids must lie in ``[0, input_dim)``. The gradient of a weight variable
+    travels as a sparse tensor of the looked-up rows and is stored in the
+    weight's gradient buffer: row_sparse (sorted unique ids) or dense, whatever
+    ``sparse_grad`` says (Gluon's ``Embedding(sparse_grad=True)`` gives the
+    weight a row_sparse buffer).
 
     >>> import sparsenet as mx
     >>> w = mx.nd.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
@@ -112,10 +114,8 @@ def _embedding_input_shapes(shapes, params):
 @rule(Embedding, DEFAULT, DEFAULT, out=DEFAULT)
 def _embedding_dense_weight(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
                             sparse_grad=False):
-    g = weight._grad
-    sparse = sparse_grad or (g is not None and g.stype == ROW_SPARSE)
     ids = _checked_ids(data._t, weight.shape[0])
-    return NDArray(F.embedding(ids, weight._t, sparse=sparse))
+    return NDArray(F.embedding(ids, weight._t, sparse=_wants_sparse_grad(weight)))
 
 
 @rule(Embedding, DEFAULT, ROW_SPARSE, out=DEFAULT)

@@ -29,6 +29,7 @@ silence.
 ('row_sparse', True)
 """
 import inspect
+import operator
 
 import numpy as np
 import torch
@@ -43,6 +44,10 @@ __all__ = ["Operator", "Many", "defop", "rule", "input_shapes", "get_op", "list_
 
 OPERATORS = {}
 _ARRAY_TYPES = frozenset()  # the container classes, filled in at the end of the module
+_STYPE_OF = operator.attrgetter("stype")
+# arrays can live on several devices only when torch sees an accelerator
+_MULTI_DEVICE = torch.cuda.is_available() or (hasattr(torch, "backends") and hasattr(
+    torch.backends, "mps") and torch.backends.mps.is_available())
 _ABBREV = {DEFAULT: "dns", CSR: "csr", ROW_SPARSE: "rsp"}
 
 
@@ -224,8 +229,8 @@ class Operator:
 
     def __call__(self, *args, out=None, **kwargs):
         # fast path: arrays given positionally, parameters by keyword (the common call)
-        if (not self.variadic and len(args) == self._n_inputs
-                and all(type(a) in _ARRAY_TYPES for a in args)
+        if (not self.variadic and len(args) <= self._n_inputs
+                and _ARRAY_TYPES.issuperset(map(type, args))
                 and (not kwargs or self._param_set.issuperset(kwargs))):
             inputs = args
             params = {**self.defaults, **kwargs} if kwargs else self.defaults
@@ -275,7 +280,7 @@ class Operator:
         return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
 
     def _dispatch(self, inputs, params):
-        stypes = tuple([a.stype for a in inputs])
+        stypes = tuple(map(_STYPE_OF, inputs))
         out = NotImplemented
         for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
             if r.when is None or r.when(params):
@@ -286,9 +291,11 @@ class Operator:
             out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
         if out is NotImplemented:
             _check_devices(inputs, self.name)
-            if any(s != DEFAULT for s in stypes):
+            if stypes.count(DEFAULT) != len(stypes):
                 config.report_fallback(self.name, stypes)
-            res = self.fn(*[a._dense_tensor() for a in inputs], **params)
+                res = self.fn(*[a._dense_tensor() for a in inputs], **params)
+            else:
+                res = self.fn(*[a._t for a in inputs], **params)
             if isinstance(res, (tuple, list)):
                 return [wrap(t) for t in res]
             out = wrap(res)
@@ -338,7 +345,7 @@ def _as_array(a, opname):
 
 
 def _check_devices(inputs, opname):
-    if len(inputs) > 1:
+    if len(inputs) > 1 and _MULTI_DEVICE:
         dev = inputs[0].device
         for a in inputs[1:]:
             if a.device != dev:

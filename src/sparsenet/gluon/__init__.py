@@ -1,0 +1,16 @@
+"""Gluon: blocks, parameters, losses and the trainer (``mx.gluon``).
+
+>>> import sparsenet as mx
+>>> net = mx.gluon.nn.Dense(1, in_units=2)
+>>> net.initialize(init='ones')
+>>> net(mx.nd.ones((1, 2))).asnumpy()
+array([[2.]], dtype=float32)
+"""
+from . import parameter, block, nn, loss, utils, contrib, trainer
+from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
+from .block import Block, HybridBlock
+from .trainer import Trainer
+
+__all__ = ["parameter", "block", "nn", "loss", "utils", "contrib", "trainer", "Parameter",
+           "Constant", "ParameterDict", "DeferredInitializationError", "Block", "HybridBlock",
+           "Trainer"]

@@ -1,0 +1,4 @@
+"""Contributed Gluon components (``mx.gluon.contrib``)."""
+from . import nn
+
+__all__ = ["nn"]
