@@ -9,8 +9,10 @@ array([[2.]], dtype=float32)
 from . import parameter, block, nn, loss, utils, contrib, trainer
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from .block import Block, HybridBlock
+from . import symbol_block
+from .symbol_block import SymbolBlock
 from .trainer import Trainer
 
-__all__ = ["parameter", "block", "nn", "loss", "utils", "contrib", "trainer", "Parameter",
-           "Constant", "ParameterDict", "DeferredInitializationError", "Block", "HybridBlock",
-           "Trainer"]
+__all__ = ["parameter", "block", "nn", "loss", "utils", "contrib", "trainer", "symbol_block",
+           "Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block",
+           "HybridBlock", "SymbolBlock", "Trainer"]

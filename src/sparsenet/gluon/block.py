@@ -482,11 +482,19 @@ class HybridBlock(Block):
         super().__init__(prefix=prefix, params=params)
         self._active = False
         self._flags = []
+        self._cached_graph = None
 
     def hybridize(self, active=True, **kwargs):
-        """Record the hybridize flag and options (recursively)."""
+        """Run this block (and its HybridBlock children) as a symbol graph from the next call.
+
+        The graph is built by calling ``hybrid_forward`` with ``F = mx.sym`` and
+        runs with the symbolic executor's operators (see
+        :mod:`sparsenet.gluon.symbol_block`); ``active=False`` returns to
+        imperative calls.
+        """
         self._active = active
         self._flags = list(kwargs.items())
+        self._cached_graph = None
         if active and (self._forward_hooks or self._forward_pre_hooks):
             warnings.warn(f'"{self}" is being hybridized while still having forward hook/pre-'
                           f'hook. If "{self}" is a child of HybridBlock, the hooks will not '
@@ -508,7 +516,21 @@ class HybridBlock(Block):
                              f"inferred. {e}") from e
 
     def forward(self, x, *args):
-        """Run ``hybrid_forward(mx.nd, x, *args, **params)`` on the inputs' context."""
+        """Run ``hybrid_forward(mx.nd, x, *args, **params)`` on the inputs' context.
+
+        On Symbols (while a hybridized parent traces its graph) this adds the
+        block's operators to the graph; once hybridized, NDArray calls run the
+        cached graph.
+        """
+        from ..symbol.symbol import Symbol
+        if isinstance(x, Symbol):
+            from .symbol_block import symbolic_forward
+            return symbolic_forward(self, x, *args)
+        if self._active:
+            from .symbol_block import run_hybridized
+            out = run_hybridized(self, x, *args)
+            if out is not NotImplemented:
+                return out
         reg = self._reg_params
         if not reg:
             return self.hybrid_forward(nd, x, *args)
@@ -526,6 +548,15 @@ class HybridBlock(Block):
             params = {k: p._data_like(x) for k, p in reg.items()}
         return self.hybrid_forward(nd, x, *args, **params)
 
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write the hybridized graph (``path-symbol.json``) and parameters (``path-0000.params``).
+
+        Call ``hybridize()`` and run the block once first. Returns the two file
+        names; :meth:`SymbolBlock.imports` loads them.
+        """
+        from .symbol_block import export_block
+        return export_block(self, path, epoch)
+
     def hybrid_forward(self, F, x, *args, **kwargs):
-        """Override with the computation; ``F`` is the ``mx.nd`` namespace."""
+        """Override with the computation; ``F`` is ``mx.nd``, or ``mx.sym`` when hybridized."""
         raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
