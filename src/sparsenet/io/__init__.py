@@ -1,0 +1,1 @@
+"""Data iterators and LibSVM reading/writing (``mx.io``)."""
