@@ -15,9 +15,10 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
 from . import autograd, random, test_utils
+from . import io
 
 __version__ = "0.1.0"
 
 __all__ = ["base", "config", "context", "MXNetError", "SparsenetError", "Context", "cpu", "gpu",
            "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
-           "test_utils"]
+           "test_utils", "io"]

@@ -1,0 +1,2 @@
+"""Gluon: the imperative training API (``mx.gluon``)."""
+from . import data
