@@ -42,8 +42,14 @@ class Accumulator:
         self.nrows = 0
 
     def _start(self, p, nbytes):
-        scale = 1.1 * max(1.0, (self.size_hint or nbytes) / max(nbytes, 1))
-        cap = lambda n: int(n * scale) + 16  # noqa: E731
+        # scale the first chunk's counts to the expected size, never past the upper
+        # bounds (a value takes >= 4 bytes of text, a row >= 2)
+        hint = self.size_hint or nbytes
+        scale = 1.1 * max(1.0, hint / max(nbytes, 1))
+        bound = hint // 2 + 16
+
+        def cap(n):
+            return min(int(n * scale) + 16, bound)
         g = {"indptr": Growable(np.int64, cap(p.nrows + 1)),
              "indices": Growable(np.int64, cap(p.indices.shape[0])),
              "values": Growable(self.opts.dtype, cap(p.indices.shape[0]))}
@@ -77,11 +83,11 @@ class Accumulator:
         self.max_index = max(self.max_index, parsed.max_index)
         self.max_label = max(self.max_label, parsed.max_label)
         self.nrows += parsed.nrows
-        if self.first is None:
-            self.first = parsed
+        if self.first is None and self.grow is None:
+            self.first, self.first_nbytes = parsed, nbytes
             return
         if self.grow is None:
-            self._start(self.first, nbytes)
+            self._start(self.first, self.first_nbytes)
             self.first = None
         self._append(parsed)
 

@@ -197,7 +197,9 @@ class ChunkStream:
             f.cancel()
         self._pending.clear()
         if self._reader is not None:
-            self._reader.submit(self._close_stream)
+            # No submit() here: close() may run from __del__ inside another submit(),
+            # and the executors' locks are not reentrant. A compressed file left open
+            # is closed with its generator.
             self._reader.shutdown(wait=False)
             self._reader = None
 
