@@ -94,6 +94,16 @@ class NDArray:
         return numpy_dtype(self._t.dtype).type
 
     @property
+    def __numpy_dtype__(self):
+        """``numpy.dtype(array)`` (NumPy >= 2.4 needs this: ``.dtype`` is a type, as in MXNet).
+
+        >>> import numpy as np, sparsenet as mx
+        >>> np.dtype(mx.nd.ones((2,))).itemsize
+        4
+        """
+        return numpy_dtype(self.dtype)
+
+    @property
     def size(self):
         """Number of elements."""
         return self._t.numel()
