@@ -24,6 +24,7 @@ range that holds its first byte, so every line is read by exactly one range.
 import bz2
 import gzip
 import os
+import threading
 from typing import NamedTuple
 
 __all__ = ["SourceFile", "Chunk", "list_files", "plan", "iter_chunks", "count_newlines",
@@ -60,8 +61,8 @@ class RangeTask(NamedTuple):
     start: int
     stop: int
 
-    def read(self):
-        return read_range(self.file, self.start, self.stop)
+    def read(self, reuse=False):
+        return read_range(self.file, self.start, self.stop, reuse)
 
 
 class StreamTask(NamedTuple):
@@ -155,19 +156,38 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
     return tasks
 
 
-def _pread_all(fd, n, offset):
-    parts, got = [], 0
+def _pread_into(fd, buf, n, offset):
+    """Read up to ``n`` bytes at ``offset`` into ``buf``; return how many were read."""
+    view, got = memoryview(buf), 0
     while got < n:
-        b = os.pread(fd, n - got, offset + got)
-        if not b:
+        k = os.preadv(fd, [view[got:n]], offset + got)
+        if k == 0:
             break
-        parts.append(b)
-        got += len(b)
-    return parts[0] if len(parts) == 1 else b"".join(parts)
+        got += k
+    return got
 
 
-def read_range(file, start, stop):
-    """The lines of a plain file whose first byte lies in ``[start, stop)``, as a :class:`Chunk`."""
+_local = threading.local()
+
+
+def _scratch(n, reuse):
+    """A buffer of at least ``n`` bytes: this thread's reusable one when ``reuse``."""
+    if not reuse:
+        return bytearray(n)
+    buf = getattr(_local, "buf", None)
+    if buf is None or len(buf) < n:
+        buf = bytearray(n + n // 4)
+        _local.buf = buf
+    return buf
+
+
+def read_range(file, start, stop, reuse=False):
+    """The lines of a plain file whose first byte lies in ``[start, stop)``, as a :class:`Chunk`.
+
+    With ``reuse=True`` the data lives in a per-thread buffer that the thread's
+    next read overwrites (the parsing workers read, then parse, then read
+    again): no fresh memory to fault in for every chunk.
+    """
     with open(file.path, "rb", buffering=0) as f:
         fd = f.fileno()
         if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
@@ -183,14 +203,17 @@ def read_range(file, start, stop):
                 pos += len(blk)
             if start >= stop:
                 return Chunk(file, stop, b"")
-        data = _pread_all(fd, stop - start + _TAIL, start)
+        want = stop - start + _TAIL
+        buf = _scratch(want, reuse)
+        got = _pread_into(fd, buf, want, start)
+        data = memoryview(buf)[:got]
         cut = stop - start
-        if len(data) <= cut:  # end of file
+        if got <= cut:  # end of file
             return Chunk(file, start, data)
-        nl = data.find(b"\n", cut - 1)
+        nl = buf.find(b"\n", cut - 1, got)
         if nl >= 0:
-            return Chunk(file, start, memoryview(data)[:nl + 1])
-        parts, pos = [data], start + len(data)
+            return Chunk(file, start, data[:nl + 1])
+        parts, pos = [bytes(data)], start + got
         while True:  # a line longer than the read-ahead
             more = os.pread(fd, 1 << 20, pos)
             if not more:

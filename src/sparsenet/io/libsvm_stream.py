@@ -76,7 +76,8 @@ def parse_chunk(chunk, opts, backend=None):
 
 
 def _read_and_parse(task, opts, backend):
-    return parse_chunk(task.read(), opts, backend)
+    # the thread's read buffer is reused: parse_chunk copies nothing out of it
+    return parse_chunk(task.read(reuse=True), opts, backend)
 
 
 class ChunkStream:
