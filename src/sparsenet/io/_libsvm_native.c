@@ -340,17 +340,23 @@ static inline __attribute__((always_inline)) const char *fast_value(const char *
 /* ------------------------------------------------------------------ memory */
 
 /* Arrays of 4 MiB or more are mapped directly, 2 MiB-aligned and marked for
- * transparent huge pages: the parser's output is fresh memory on every call,
- * and faulting it in 4 KiB pages costs more than parsing on a VM. */
+ * transparent huge pages. Their capacities are generous upper bounds, so the
+ * mappings are large but mostly untouched address space. Released mappings go
+ * to a small pool and are reused by the next chunks: fresh pages must be
+ * faulted in and zeroed by the kernel, which costs as much as parsing them on
+ * a VM (measured), while reused pages are already there. */
 #define BIG_ALLOC ((size_t)4 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
+#define POOL_SLOTS 32
 
-static char *mem_alloc(size_t bytes, size_t *map)
+#include <pthread.h>
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *pool_ptr[POOL_SLOTS];
+static size_t pool_map[POOL_SLOTS];
+static int pool_n = 0;
+
+static char *map_new(size_t m)
 {
-    *map = 0;
-    if (bytes < BIG_ALLOC)
-        return (char *)malloc(bytes ? bytes : 1);
-    size_t m = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
     char *raw = (char *)mmap(NULL, m + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == (char *)MAP_FAILED)
         return NULL;
@@ -363,18 +369,66 @@ static char *mem_alloc(size_t bytes, size_t *map)
 #ifdef MADV_HUGEPAGE
     madvise((void *)start, m, MADV_HUGEPAGE);
 #endif
-    *map = m;
     return (char *)start;
+}
+
+static char *mem_alloc(size_t bytes, size_t *map)
+{
+    *map = 0;
+    if (bytes < BIG_ALLOC)
+        return (char *)malloc(bytes ? bytes : 1);
+    size_t m = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    pthread_mutex_lock(&pool_lock);
+    int best = -1;
+    for (int i = 0; i < pool_n; i++) /* the smallest pooled mapping that fits */
+        if (pool_map[i] >= m && (best < 0 || pool_map[i] < pool_map[best]))
+            best = i;
+    char *p = NULL;
+    if (best >= 0) {
+        p = pool_ptr[best];
+        m = pool_map[best];
+        pool_n--;
+        pool_ptr[best] = pool_ptr[pool_n];
+        pool_map[best] = pool_map[pool_n];
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (!p)
+        p = map_new(m);
+    if (p)
+        *map = m;
+    return p;
 }
 
 static void mem_free(char *p, size_t map)
 {
     if (!p)
         return;
-    if (map)
-        munmap(p, map);
-    else
+    if (!map) {
         free(p);
+        return;
+    }
+    pthread_mutex_lock(&pool_lock);
+    if (pool_n == POOL_SLOTS) { /* full: drop the largest mapping */
+        int big = 0;
+        for (int i = 1; i < pool_n; i++)
+            if (pool_map[i] > pool_map[big])
+                big = i;
+        if (pool_map[big] > map) {
+            char *q = pool_ptr[big];
+            size_t qm = pool_map[big];
+            pool_ptr[big] = p;
+            pool_map[big] = map;
+            p = q;
+            map = qm;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        munmap(p, map);
+        return;
+    }
+    pool_ptr[pool_n] = p;
+    pool_map[pool_n] = map;
+    pool_n++;
+    pthread_mutex_unlock(&pool_lock);
 }
 
 /* ------------------------------------------------------------------ growable arrays */
@@ -465,13 +519,7 @@ static PyObject *vec_release(Vec *v)
     char *p = v->p;
     size_t map = v->map;
     if (map) {
-        size_t keep = (bytes + 4095) & ~(size_t)4095;
-        if (keep == 0)
-            keep = 4096;
-        if (keep < map) {
-            munmap(p + keep, map - keep);
-            map = keep;
-        }
+        /* kept whole (untouched capacity is address space only) for the pool */
     } else if (bytes < v->cap * v->item / 2 && bytes > 0) {
         char *q = (char *)realloc(p, bytes);
         if (q)
