@@ -347,7 +347,7 @@ static inline __attribute__((always_inline)) const char *fast_value(const char *
  * a VM (measured), while reused pages are already there. */
 #define BIG_ALLOC ((size_t)4 << 20)
 #define HUGE_PAGE ((size_t)2 << 20)
-#define POOL_SLOTS 32
+#define POOL_SLOTS 16
 
 #include <pthread.h>
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -693,8 +693,10 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
             ((int64_t *)r->lab_indptr.p)[r->lab_indptr.len++] = (int64_t)r->lab_ids.len;
         } else {
             double d;
-            int nonfinite;
-            const char *q = parse_number(t, p, -1, &d, &nonfinite);
+            int nonfinite = 0;
+            const char *q = fast_value(t, &d);
+            if (!q)
+                q = parse_number(t, p, -1, &d, &nonfinite);
             if (!q || q != p)
                 FAIL(E_LABEL, OFF(t), 0);
             if (nonfinite && !o->allow_nonfinite)
