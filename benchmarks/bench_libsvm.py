@@ -133,6 +133,52 @@ def bench_file(path, args, env):
     return size, results
 
 
+EPOCHS = r"""
+import json, sys, time
+{imports}
+path, features = sys.argv[1], int(sys.argv[2])
+it = mx.io.LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=10)
+times = []
+for epoch in range(6):
+    it.reset()
+    t = time.perf_counter()
+    n = 0
+    for b in it:
+        n += 1
+    times.append((time.perf_counter() - t) / n)
+print(json.dumps({{"us_per_batch": sorted(times[1:])[2] * 1e6, "batches": n}}))
+"""
+
+
+def seed_epochs(args, env):
+    """Per-batch cost of iterating the seed-000-sized file (1000 x 1M, 10 per row), batch 10."""
+    sys.path.insert(0, SRC)
+    import sparsenet as mx
+    path = os.path.join(args.dir, "seed000.svm")
+    if not os.path.exists(path):
+        data = mx.test_utils.rand_ndarray((1000, 1000000), stype="csr", density=0.00001)
+        label = data.sum(axis=1) > data.sum(axis=1).mean()
+        mx.io.save_libsvm(path, data, label)
+    rows = []
+    peers = [("sparsenet", sys.executable, "import sparsenet as mx")]
+    if args.mxnet_python:
+        peers.append(("MXNet 1.9.1", args.mxnet_python,
+                      "import logging\nlogging.disable(logging.WARNING)\nimport mxnet as mx"))
+    for name, python, imports in peers:
+        runs = []
+        for _ in range(args.repeat):
+            out = subprocess.run([python, "-c", EPOCHS.format(imports=imports), path, "1000000"],
+                                 capture_output=True, text=True, env=env)
+            if out.returncode != 0:
+                raise RuntimeError(out.stderr[-2000:])
+            runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        rows.append((name, statistics.median(r["us_per_batch"] for r in runs),
+                     runs[0]["batches"]))
+    lines = ["| iterator | us per batch (median epoch) | batches per epoch |", "|---|---|---|"]
+    lines += [f"| {n} LibSVMIter | {us:.1f} | {b} |" for n, us, b in rows]
+    return "\n".join(lines)
+
+
 def table(size, results):
     def med(runs, key):
         vals = [r[key] for r in runs]
@@ -181,6 +227,8 @@ def main():
               f"{size / 1e6:,.0f} MB (median of {args.repeat} runs, "
               f"{os.cpu_count()} CPUs)\n")
         print(table(size, results))
+    print("\n### Seed 000 file (1,000 x 1,000,000, 10 values per row), batch 10, epochs 2-6\n")
+    print(seed_epochs(args, env))
 
 
 if __name__ == "__main__":

@@ -180,10 +180,13 @@ class LibSVMIter(DataIter):
     data_name, label_name : str
         Names in ``provide_data``/``provide_label`` (``'data'``, ``'softmax_label'``).
     chunk_size : int
-        Bytes of text per background parsing task (default 8 MiB).
+        Bytes of text per background parsing task (default 4 MiB).
     cache_bytes : int, optional
         Keep parsed parts up to this many bytes of text in memory across epochs
-        (default ``prefetch_buffer * chunk_size``; 0 streams every epoch).
+        (default ``prefetch_buffer * chunk_size``; 0 streams every epoch). A
+        cached part's batches are made once and handed out again each epoch
+        (a few microseconds per batch); they share storage with the cache, so
+        copy a batch before modifying it in place.
 
     Examples
     --------

@@ -31,7 +31,7 @@ __all__ = ["SourceFile", "Chunk", "list_files", "plan", "iter_chunks", "count_ne
            "count_rows_before", "SHARD_BLOCK", "DEFAULT_CHUNK_SIZE"]
 
 #: Bytes of text per parsing task.
-DEFAULT_CHUNK_SIZE = 8 << 20
+DEFAULT_CHUNK_SIZE = 4 << 20
 #: Shard granularity of compressed files (decompressed bytes); fixed so that all parts agree.
 SHARD_BLOCK = 1 << 20
 _TAIL = 64 << 10
