@@ -111,7 +111,7 @@ def test_duplicate_sum_overflow(write, backend):
                                     "float32 in token '2:3e38'", duplicates="sum")
 
 
-# ---------------------------------------------------------------- rows 9-11: non-finite, range, labels
+# ---------------------------------------------------------------- rows 9-11: non-finite, labels
 def test_nonfinite_value(write, backend):
     err(write, "1 1:nan\n", "data.svm:1:3: non-finite feature value 'nan' in token '1:nan' (pass "
                             "allow_nonfinite=True to accept NaN and infinity)")

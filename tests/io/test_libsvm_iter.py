@@ -138,13 +138,26 @@ def test_label_file_as_mxnet(write, backend, mode):
 def test_label_file_row_mismatch(write, backend, mode, label_rows, data_rows):
     d = write("".join(f"1 {i % 3}:1\n" for i in range(data_rows)), "d.svm")
     lab = write("".join("0 0:1\n" for _ in range(label_rows)), "l.svm")
-    with pytest.raises(SparsenetError, match=f"label_libsvm '.*l.svm' has {label_rows} rows but "
-                                             f"data_libsvm '.*d.svm' has {data_rows}: every data "
-                                             f"row needs one label row"):
+    with pytest.raises(mx.io.LibSVMFormatError,
+                       match=f"label_libsvm '.*l.svm' has {label_rows} rows but "
+                             f"data_libsvm '.*d.svm' has {data_rows}: every data "
+                             f"row needs one label row"):
         it = LibSVMIter(data_libsvm=d, data_shape=(3,), label_libsvm=lab, label_shape=(2,),
                         batch_size=2, **mode)
-        epoch_all = [b for b in it]
-        assert epoch_all is None
+        for _ in it:
+            pass
+
+
+def test_sharded_label_file_too_short(write, backend, mode):
+    d = write("".join(f"0 {i % 4}:{i}\n" for i in range(20)), "d.svm")
+    lab = write("".join(f"0 0:{i}\n" for i in range(12)), "l.svm")
+    with pytest.raises(mx.io.LibSVMFormatError, match="label_libsvm '.*l.svm' ends after 12 rows, "
+                                                      "but part 1 of 2 of data_libsvm '.*d.svm' "
+                                                      "needs label rows 11 to 19"):
+        it = LibSVMIter(data_libsvm=d, data_shape=(4,), label_libsvm=lab, label_shape=(1,),
+                        batch_size=3, num_parts=2, part_index=1, **mode)
+        for _ in it:
+            pass
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 7, 10, 16])

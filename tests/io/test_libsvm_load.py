@@ -1,6 +1,5 @@
 """load_libsvm against SciPy and scikit-learn: formats, chunking, compression, sharding."""
 import io
-import os
 
 import numpy as np
 import pytest
@@ -191,7 +190,8 @@ row = st.dictionaries(st.integers(0, 60), value, max_size=8)
 label = st.sampled_from([0, 1, -1, 2.5])
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(label, row), max_size=25), crlf=st.booleans(),
        shuffle=st.booleans(), chunk=st.sampled_from([3, 50, 1 << 16]))
 def test_random_valid_files_equal_sklearn(tmp_path, rows, crlf, shuffle, chunk):

@@ -1,4 +1,4 @@
-"""Seed 000 ("Sparse NDArrays with Gluon"): the data steps, as written, with ``import sparsenet as mx``.
+"""Seed 000 ("Sparse NDArrays with Gluon"): the data steps as written, ``import sparsenet as mx``.
 
 The cells below are the tutorial's generation, LibSVM writing and LibSVMIter
 reading code, unchanged except:

@@ -1,2 +1,2 @@
 """Gluon: the imperative training API (``mx.gluon``)."""
-from . import data
+from . import data  # noqa: F401 - the mx.gluon.data namespace

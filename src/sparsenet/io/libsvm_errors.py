@@ -35,6 +35,7 @@ E_SUM_RANGE = 16  # offset is the line start, extra the 0-based index
 
 _NONFINITE_HINT = "pass allow_nonfinite=True to accept NaN and infinity"
 _TOKEN = re.compile(rb"[^ \t\r\v\f\n#]+")
+_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class LibSVMFormatError(SparsenetError, ValueError):
@@ -106,11 +107,7 @@ def _binary_byte(tok):
 def _multilabel_reason(tok, opts):
     seen = set()
     for part in tok.split(b","):
-        try:
-            v = float(part) if re.fullmatch(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?",
-                                            part) else None
-        except ValueError:  # pragma: no cover - the regex admits only floats
-            v = None
+        v = float(part) if _NUMBER.fullmatch(part) else None
         if v is None:
             return f"'{_text(part)}' is not a number"
         if v < 0 or v != math.floor(v) or v >= 2.0 ** 53:

@@ -10,6 +10,7 @@ from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from . import libsvm_kernel
 from .base import DataBatch, DataDesc, DataIter
+from .libsvm_errors import LibSVMFormatError
 from .libsvm_load import Accumulator
 from .libsvm_options import ParseOptions
 from .libsvm_rows import Rows, cat_rows, rows_from_parsed, split_rows
@@ -107,14 +108,14 @@ class _Epoch:
                 while self.label_skip:
                     _, got = self._take_labels(min(self.label_skip, 1 << 20))
                     if not got:
-                        raise SparsenetError(it._mismatch(
-                            self.label_rows_read, self._rest(self.data, rows.n if rows else 0)))
+                        raise it._mismatch(
+                            self.label_rows_read, self._rest(self.data, rows.n if rows else 0))
                     self.label_skip -= got
             if rows is not None:
                 pieces, got = self._take_labels(rows.n)
                 if got < rows.n:
                     data_rows = self.rows_out + self._rest(self.data, rows.n)
-                    raise SparsenetError(it._mismatch(self.label_rows_read, data_rows))
+                    raise it._mismatch(self.label_rows_read, data_rows)
                 lab = cat_rows(pieces)
                 rows.lab_indptr, rows.lab_indices, rows.lab_values = (
                     lab.indptr, lab.indices, lab.values)
@@ -122,8 +123,7 @@ class _Epoch:
                 extra = sum(r.n for r in self.label_buf) + self._rest(self.label)
                 self.label_buf.clear()
                 if extra:
-                    raise SparsenetError(it._mismatch(self.label_rows_read + extra,
-                                                      self.rows_out))
+                    raise it._mismatch(self.label_rows_read + extra, self.rows_out)
         if rows is not None:
             self.rows_out += rows.n
         return rows
@@ -285,7 +285,12 @@ class LibSVMIter(DataIter):
                                            counter, self._chunk_size)
         return self._row0
 
-    def _mismatch(self, label_rows, data_rows, part_known=False):
+    def _mismatch(self, label_rows, data_rows):
+        """The error for a label file whose rows do not match the data's."""
+        return LibSVMFormatError(self._mismatch_text(label_rows, data_rows),
+                                 path=self._label_path)
+
+    def _mismatch_text(self, label_rows, data_rows):
         if self._num_parts == 1:
             return (f"label_libsvm '{self._label_path}' has {label_rows} rows but data_libsvm "
                     f"'{self._data_path}' has {data_rows}: every data row needs one label row "
@@ -348,7 +353,7 @@ class LibSVMIter(DataIter):
         r0, n = self._label_row0(), rows.n
         total = acc.nrows
         if total < r0 + n or (self._last_part and total != r0 + n):
-            raise SparsenetError(self._mismatch(total, n))
+            raise self._mismatch(total, n)
         a = acc.arrays()
         if a is None:  # no data rows and no label rows
             return self._attach_empty_labels(rows)

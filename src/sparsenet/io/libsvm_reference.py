@@ -143,7 +143,8 @@ def parse(buf, opts):
         end = nl if nl >= 0 else n
         line_start = pos
         hash_at = buf.find(b"#", pos, end)
-        toks = [(m.start(), m.group()) for m in _TOKEN.finditer(buf, pos, hash_at if hash_at >= 0 else end)]
+        stop = hash_at if hash_at >= 0 else end
+        toks = [(m.start(), m.group()) for m in _TOKEN.finditer(buf, pos, stop)]
         pos = end + 1
         if not toks:
             continue

@@ -6,8 +6,6 @@
 >>> list(SimpleDataset(list(range(10))).shard(3, 1))
 [4, 5, 6]
 """
-import numpy as np
-
 from ...ndarray.base_sparse import BaseSparseNDArray
 from ...ndarray.ndarray import NDArray
 
