@@ -1,5 +1,6 @@
 """load_libsvm against SciPy and scikit-learn: formats, chunking, compression, sharding."""
 import io
+import os
 
 import numpy as np
 import pytest
@@ -212,3 +213,18 @@ def test_random_valid_files_equal_sklearn(tmp_path, rows, crlf, shuffle, chunk):
         zero_based=True, n_features=61, dtype=np.float32)
     assert_same_csr(ours, ref)
     assert our_y.asnumpy().tolist() == ref_y.tolist()
+
+
+def _rows_in(path):
+    return load_libsvm(path)[0].shape[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_reading_in_a_forked_child(tmp_path):
+    """The parsing threads do not survive fork(): the child starts its own."""
+    import multiprocessing
+    path = str(tmp_path / "f.svm")
+    (tmp_path / "f.svm").write_text("".join(f"1 {i % 5}:1\n" for i in range(100)))
+    assert _rows_in(path) == 100  # the parent's pool is running
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_rows_in, (path,)).get(timeout=120) == 100

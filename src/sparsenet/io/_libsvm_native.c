@@ -644,6 +644,7 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_libsvm_native",
 PyMODINIT_FUNC PyInit__libsvm_native(void)
 {
     init_classes();
+    pthread_atfork(pool_prepare, pool_parent, pool_child);
 #if defined(__GLIBC__)
     c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
 #endif

@@ -24,6 +24,12 @@ static char *pool_ptr[POOL_SLOTS];
 static size_t pool_map[POOL_SLOTS];
 static int pool_n = 0;
 
+/* fork() while a parsing thread holds the pool lock must not leave the child
+ * with a lock nobody will release. */
+static void pool_prepare(void) { pthread_mutex_lock(&pool_lock); }
+static void pool_parent(void) { pthread_mutex_unlock(&pool_lock); }
+static void pool_child(void) { pthread_mutex_init(&pool_lock, NULL); }
+
 static char *map_new(size_t m)
 {
     char *raw = (char *)mmap(NULL, m + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

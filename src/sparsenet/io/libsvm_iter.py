@@ -381,8 +381,12 @@ class LibSVMIter(DataIter):
             self._source = self._epoch.next_rows
 
     def _index(self, a, n):
+        """Row numbers ``a .. a+n-1``: views of one array for a cached part (built once and
+        replayed), fresh arrays when streaming (memory must not grow with the file)."""
+        if self._cache is None:
+            return np.arange(a, a + n, dtype=np.int64)
         if a + n > self._arange.shape[0]:
-            self._arange = np.arange(max(a + n, 2 * self._arange.shape[0]), dtype=np.int64)
+            self._arange = np.arange(self._cache.n, dtype=np.int64)
             self._arange.flags.writeable = False
         return self._arange[a:a + n]
 

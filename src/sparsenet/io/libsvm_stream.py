@@ -49,6 +49,16 @@ def num_threads():
     return max(1, min(cpus, 8))
 
 
+def _forget_pool():
+    """In a forked child the pool's threads are gone: start a new pool on demand."""
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
+
+
 def _shared_pool():
     global _pool
     with _pool_lock:
