@@ -13,7 +13,8 @@ setup(
         Extension(
             "sparsenet.io._libsvm_native",
             sources=["src/sparsenet/io/_libsvm_native.c"],
-            depends=["src/sparsenet/io/libsvm_numbers.h", "src/sparsenet/io/libsvm_buffers.h"],
+            depends=["src/sparsenet/io/libsvm_numbers.h", "src/sparsenet/io/libsvm_buffers.h",
+                     "src/sparsenet/io/libsvm_format.h"],
             include_dirs=["src/sparsenet/io"],
             extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-parameter"],
             optional=True,

@@ -3,7 +3,9 @@
 Generates the benchmark file once (default: 1,000,000 rows x 20 values, indices
 below 1,000,000, 6-decimal values, about 300 MB; ``--big`` adds a 3 GB one),
 then runs every peer in its own process, several times, and prints a Markdown
-table of medians: seconds, MB/s, rows/s, the process's peak RSS while parsing
+table of medians: seconds, MB/s, rows/s, CPU seconds (user + system, all
+threads) and MB per CPU second (the rate per core, which other load on the
+machine disturbs far less than wall time), the process's peak RSS while parsing
 (imports included: torch alone is about 220 MiB) and that peak minus the RSS
 just before parsing (what parsing itself costs).
 
@@ -30,7 +32,10 @@ SRC = os.path.join(os.path.dirname(HERE), "src")
 
 # Each peer runs this template in a fresh interpreter and prints one JSON line.
 CHILD = r"""
-import json, os, sys, time
+import json, os, resource, sys, time
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 def status(key):
     for line in open('/proc/self/status'):
         if line.startswith(key + ':'):
@@ -43,10 +48,13 @@ with open(path, 'rb') as f:           # warm the page cache outside the timing
 base = status('VmRSS')
 with open('/proc/self/clear_refs', 'w') as f:
     f.write('5')                      # reset the peak (VmHWM) to the current RSS
+c = cpu()
 t = time.perf_counter()
 {body}
 dt = time.perf_counter() - t
-print(json.dumps({{"seconds": dt, "rows": rows, "peak": status('VmHWM'), "base": base}}))
+c = cpu() - c
+print(json.dumps({{"seconds": dt, "cpu": c, "rows": rows, "peak": status('VmHWM'),
+                  "base": base}}))
 """
 
 PEERS = {
@@ -110,7 +118,8 @@ def run_tool(cmd):
     dt = time.perf_counter() - t
     peak = next((int(line.split()[-1]) / 1024 for line in out.stderr.splitlines()
                  if "Maximum resident set size" in line), float("nan"))
-    return {"seconds": dt, "peak": peak, "base": float("nan"), "rows": None}
+    return {"seconds": dt, "cpu": float("nan"), "peak": peak, "base": float("nan"),
+            "rows": None}
 
 
 def bench_file(path, args, env):
@@ -187,8 +196,9 @@ def table(size, results):
     ref = {k: med(v, "seconds") for k, v in results.items()}
     mx_key = next((k for k in ref if k.startswith("MXNet")), None)
     sk_key = next((k for k in ref if k.startswith("scikit")), None)
-    lines = ["| peer | seconds | MB/s | rows/s | peak RSS MiB | parse cost MiB | vs MXNet | "
-             "vs scikit-learn |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| peer | seconds | MB/s | rows/s | CPU s | MB per CPU s | peak RSS MiB | "
+             "parse cost MiB | vs MXNet | vs scikit-learn |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for name, runs in results.items():
         s = ref[name]
         rows = runs[0]["rows"]
@@ -196,8 +206,11 @@ def table(size, results):
         above = peak - base if base == base else float("nan")
         vs_mx = f"{ref[mx_key] / s:.1f}x" if mx_key else "-"
         vs_sk = f"{ref[sk_key] / s:.1f}x" if sk_key else "-"
+        c = med(runs, "cpu")
+        cpu = f"{c:.2f} | {size / c / 1e6:,.0f}" if c == c else "- | -"
         lines.append(f"| {name} | {s:.3f} | {size / s / 1e6:,.0f} | "
-                     f"{'-' if rows is None else f'{rows / s / 1e6:.2f} M'} | {peak:,.0f} | "
+                     f"{'-' if rows is None else f'{rows / s / 1e6:.2f} M'} | "
+                     f"{cpu} | {peak:,.0f} | "
                      f"{'-' if above != above else f'{above:,.0f}'} | {vs_mx} | {vs_sk} |")
     return "\n".join(lines)
 

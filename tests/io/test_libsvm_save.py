@@ -118,3 +118,39 @@ def test_large_write_in_blocks(tmp_path, monkeypatch):
     save_libsvm(p, X, np.arange(300))
     data, label = load_libsvm(p, num_features=20)
     assert (data.asscipy() != X).nnz == 0 and label.asnumpy().tolist() == list(range(300))
+
+
+native = pytest.mark.skipif(not __import__("sparsenet.io.libsvm_kernel", fromlist=["x"])
+                            .native_available(), reason="the native kernel is not built")
+
+
+@native
+def test_native_float32_text_is_shortest_and_round_trips():
+    from sparsenet.io.libsvm_kernel import _native
+    f = np.random.default_rng(7).integers(0, 2 ** 32, 100000, dtype=np.uint64).astype(
+        np.uint32).view(np.float32)
+    f = np.concatenate([f[np.isfinite(f)], np.array([0.1, -0.0, 1e16, 9.99e-5, 1.4e-45,
+                                                     3.4028235e38, 123456789.0], np.float32)])
+    text = _native.format_f32(f).split()
+    back = np.array([float(t) for t in text]).astype(np.float32)
+    assert np.array_equal(back.view(np.uint32), f.view(np.uint32))
+    for t, x in zip(text[:20000], f[:20000]):  # as short as NumPy's Dragon4
+        mant = t.lstrip(b"-").split(b"e")[0].replace(b".", b"").strip(b"0")
+        ref = np.format_float_scientific(x, unique=True).lstrip("-").split("e")[0]
+        assert len(mant) == len(ref.replace(".", "").rstrip("0") or "0") or x == 0
+
+
+@native
+def test_native_and_numpy_writers_agree(tmp_path, monkeypatch):
+    from sparsenet.io import libsvm_save
+    X = sp.random(300, 40, density=0.2, format="csr", random_state=9, dtype=np.float32)
+    X.data *= np.float32(10.0) ** np.random.default_rng(1).integers(-20, 20, X.nnz)
+    y = np.random.default_rng(2).standard_normal(300).astype(np.float32)
+    a, b = str(tmp_path / "a.svm"), str(tmp_path / "b.svm")
+    save_libsvm(a, X, y, zero_based=False)
+    monkeypatch.setattr(libsvm_save, "native_available", lambda: False)
+    save_libsvm(b, X, y, zero_based=False)
+    da, la = load_libsvm(a, zero_based=False, num_features=40)
+    db, lb = load_libsvm(b, zero_based=False, num_features=40)
+    assert da.data.asnumpy().tobytes() == db.data.asnumpy().tobytes() == X.data.tobytes()
+    assert la.asnumpy().tobytes() == lb.asnumpy().tobytes() == y.tobytes()

@@ -11,6 +11,7 @@ import torch
 from ..ndarray.base_sparse import BaseSparseNDArray
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
+from .libsvm_kernel import _native, native_available
 
 __all__ = ["save_libsvm"]
 
@@ -94,19 +95,23 @@ def _label_strings(label, n, multilabel, allow_nonfinite):
                          f"{arr.shape}; pass multilabel=True for class-id lists")
     if arr.shape[0] != n:
         raise ValueError(f"save_libsvm: label has {arr.shape[0]} rows but data has {n}")
+    _check_finite_labels(arr, allow_nonfinite)
+    return _numbers(arr)
+
+
+def _check_finite_labels(arr, allow_nonfinite):
     if arr.dtype.kind == "f" and not allow_nonfinite and not np.all(np.isfinite(arr)):
         raise ValueError("save_libsvm: label holds NaN or infinity, which load_libsvm rejects "
                          "by default; pass allow_nonfinite=True to write them anyway")
-    return _numbers(arr)
 
 
 def _open_for(path, tmp):
     low = path.lower()
     if low.endswith(".gz"):
-        return gzip.open(tmp, "wt", encoding="ascii", newline="\n")
+        return gzip.open(tmp, "wb")
     if low.endswith(".bz2"):
-        return bz2.open(tmp, "wt", encoding="ascii", newline="\n")
-    return open(tmp, "w", encoding="ascii", newline="\n")
+        return bz2.open(tmp, "wb")
+    return open(tmp, "wb")
 
 
 def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_id=None,
@@ -114,7 +119,9 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     """Write ``data`` and ``label`` as a LibSVM file (vectorised; replaces ``path`` atomically).
 
     Values are written with the shortest text that reads back to the same
-    number in their own dtype (float32 stays float32), so
+    number in their own dtype (float32 stays float32; float32 data with float32
+    labels is formatted by the native kernel, several million values per
+    second), so
     ``load_libsvm(path)`` returns exactly ``data`` and ``label``; explicit
     zeros stored in a CSR array are kept. A ``.gz`` or ``.bz2`` suffix
     compresses the file. The file is written to a temporary name in the same
@@ -160,7 +167,16 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
         raise ValueError(f"save_libsvm: data holds a non-finite value ({values[bad]}) in row "
                          f"{row}, which load_libsvm rejects by default; pass "
                          f"allow_nonfinite=True to write it anyway")
-    labels = _label_strings(label, n, multilabel, allow_nonfinite)
+    # float32 values and labels (the usual case) are formatted by the native kernel
+    fast = None
+    if (native_available() and values.dtype == np.float32 and not multilabel
+            and query_id is None):
+        lab = _as_numpy(label) if not (isinstance(label, BaseSparseNDArray)
+                                       or sp.issparse(label)) else None
+        if lab is not None and lab.dtype == np.float32 and lab.shape in ((n,), (n, 1)):
+            fast = np.ascontiguousarray(lab.reshape(n))
+            _check_finite_labels(fast, allow_nonfinite)
+    labels = None if fast is not None else _label_strings(label, n, multilabel, allow_nonfinite)
     if query_id is not None:
         q = _as_numpy(query_id).astype(np.int64).reshape(-1)
         if q.shape[0] != n:
@@ -177,13 +193,22 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     try:
         with _open_for(path, tmp) as f:
             if comment:
-                f.write("".join(f"# {line}\n" for line in str(comment).splitlines()))
+                f.write("".join(f"# {line}\n" for line in str(comment).splitlines()).encode())
             r0 = 0
             while r0 < n:
                 # rows holding about _BLOCK_NNZ values per write
                 r1 = int(np.searchsorted(indptr, indptr[r0] + _BLOCK_NNZ, side="right"))
                 r1 = min(max(r1, r0 + 1), n)
-                f.write(_block_text(indptr, indices, values, labels, r0, r1, shift))
+                if fast is not None:
+                    ip = indptr[r0:r1 + 1]
+                    lo, hi = int(ip[0]), int(ip[-1])
+                    f.write(_native.format_rows_f32(
+                        np.ascontiguousarray(ip - lo, dtype=np.int64),
+                        np.ascontiguousarray(indices[lo:hi], dtype=np.int64),
+                        np.ascontiguousarray(values[lo:hi]), fast[r0:r1], shift))
+                else:
+                    f.write(_block_text(indptr, indices, values, labels, r0, r1,
+                                        shift).encode("ascii"))
                 r0 = r1
         mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else None
         if mode is None:
