@@ -188,6 +188,35 @@ def seed_epochs(args, env):
     return "\n".join(lines)
 
 
+def bench_writer(args):
+    """Writing 200,000 rows x 20 float32 values: sparsenet save_libsvm vs scikit-learn."""
+    sys.path.insert(0, SRC)
+    import scipy.sparse as sp
+    from sklearn.datasets import dump_svmlight_file
+    import sparsenet as mx
+    rng = np.random.default_rng(0)
+    n, k = 200_000, 20
+    cols = np.sort(rng.integers(0, 50_000, (n, k)), axis=1) * 20 + np.arange(k)
+    X = sp.csr_matrix((rng.random(n * k).astype(np.float32), cols.ravel(),
+                       np.arange(0, n * k + 1, k)), shape=(n, 1_000_000))
+    y = (np.arange(n) % 2).astype(np.float32)
+    out = os.path.join(args.dir, "written.svm")
+    peers = [("sparsenet save_libsvm", lambda: mx.io.save_libsvm(out, X, y)),
+             ("scikit-learn dump_svmlight_file",
+              lambda: dump_svmlight_file(X, y, out, zero_based=True))]
+    lines = ["| writer | seconds | M values/s | file MB |", "|---|---|---|---|"]
+    for name, fn in peers:
+        times = []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t)
+        s = statistics.median(times)
+        lines.append(f"| {name} | {s:.2f} | {X.nnz / s / 1e6:.2f} | "
+                     f"{os.path.getsize(out) / 1e6:.0f} |")
+    return "\n".join(lines)
+
+
 def table(size, results):
     def med(runs, key):
         vals = [r[key] for r in runs]
@@ -242,6 +271,8 @@ def main():
         print(table(size, results))
     print("\n### Seed 000 file (1,000 x 1,000,000, 10 values per row), batch 10, epochs 2-6\n")
     print(seed_epochs(args, env))
+    print("\n### Writing 200,000 x 1,000,000 rows with 20 float32 values each\n")
+    print(bench_writer(args))
 
 
 if __name__ == "__main__":
