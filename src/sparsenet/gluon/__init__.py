@@ -6,11 +6,11 @@
 >>> net(mx.nd.ones((1, 2))).asnumpy()
 array([[2.]], dtype=float32)
 """
-from . import parameter, block, nn, loss, utils, contrib, trainer
+from . import parameter, block, nn, loss, utils, contrib, trainer, data
 from .parameter import Constant, DeferredInitializationError, Parameter, ParameterDict
 from .block import Block, HybridBlock
 from .trainer import Trainer
 
-__all__ = ["parameter", "block", "nn", "loss", "utils", "contrib", "trainer", "Parameter",
-           "Constant", "ParameterDict", "DeferredInitializationError", "Block", "HybridBlock",
+__all__ = ["parameter", "block", "nn", "loss", "utils", "contrib", "trainer", "data",
+           "Parameter", "Constant", "ParameterDict", "DeferredInitializationError", "Block", "HybridBlock",
            "Trainer"]
