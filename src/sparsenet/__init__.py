@@ -15,6 +15,7 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
 from . import autograd, random, test_utils
+from . import io
 from . import optimizer, lr_scheduler
 from . import initializer
 from . import initializer as init
@@ -30,5 +31,5 @@ __version__ = "0.1.0"
 
 __all__ = ["base", "config", "context", "MXNetError", "SparsenetError", "Context", "cpu", "gpu",
            "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
-           "test_utils", "optimizer", "lr_scheduler", "symbol", "sym", "name", "metric", "model",
-           "callback", "module", "mod", "initializer", "init", "gluon"]
+           "test_utils", "io", "optimizer", "lr_scheduler", "initializer", "init", "gluon",
+           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod"]

@@ -7,9 +7,6 @@ import pytest
 
 import sparsenet as mx
 
-pytestmark = pytest.mark.skipif(not hasattr(mx, "io") or not hasattr(mx, "initializer"),
-                                reason="waits for mx.io and mx.initializer (branches io, gluon)")
-
 
 @pytest.fixture(autouse=True)
 def _fresh_names():

@@ -195,8 +195,6 @@ def _train(num_epoch=10, record=None):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(mx, "io") or not hasattr(mx, "initializer"),
-                    reason="waits for mx.io and mx.initializer (branches io, gluon)")
 def test_linear_regression_with_module(capsys):
     stypes = set()
 

@@ -5,15 +5,15 @@ every row stored; their gradients hold only the rows a batch touches, and
 ``update`` hands those row_sparse gradients to the optimizer, so its lazy
 update runs. Checkpoints keep storage types and are written atomically.
 
->>> import numpy as np, sparsenet as mx
+>>> import sparsenet as mx
 >>> x = mx.sym.var('data', stype='csr')
->>> w = mx.sym.var('w', stype='row_sparse', shape=(4, 1))
+>>> w = mx.sym.var('weight', stype='row_sparse', shape=(4, 1))
 >>> out = mx.sym.LinearRegressionOutput(mx.sym.dot(x, w), name='lro')
 >>> mod = mx.mod.Module(out, data_names=['data'], label_names=['lro_label'])
 >>> mod.bind(data_shapes=[('data', (2, 4))], label_shapes=[('lro_label', (2, 1))])
->>> mod.set_params({'w': mx.nd.ones((4, 1))})
->>> w = mod.get_params()[0]['w']
->>> w.stype, w.indices.asnumpy()
+>>> mod.init_params(mx.init.Zero())
+>>> w = mod.get_params()[0]['weight']
+>>> w.stype, w.indices.asnumpy()  # every row stored, zeros included
 ('row_sparse', array([0, 1, 2, 3]))
 """
 import logging
@@ -57,6 +57,18 @@ class Module(BaseModule):
         Parameters that are not updated.
     state_names : list of str, optional
         Arguments that are states kept between batches (set with set_states).
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> scale = mx.sym.var('scale_weight', shape=(2, 1))
+    >>> net = mx.sym.LinearRegressionOutput(mx.sym.var('data') * scale, name='lro')
+    >>> mod = mx.mod.Module(net, label_names=['lro_label'])
+    >>> mod.bind(data_shapes=[('data', (2, 1))], label_shapes=[('lro_label', (2, 1))])
+    >>> mod.set_params({'scale_weight': mx.nd.array([[3.0], [3.0]])})
+    >>> mod.forward(mx.io.DataBatch([mx.nd.array([[1.0], [2.0]])], [mx.nd.zeros((2, 1))]))
+    >>> mod.get_outputs()[0].asnumpy().ravel()
+    array([3., 6.], dtype=float32)
     """
 
     def __init__(self, symbol, data_names=("data",), label_names=("softmax_label",),

@@ -502,8 +502,12 @@ class Updater:
                                                            weights[i].context)
                 self.states_synced[idx] = True
             self._weights[idx] = weakref.ref(weights[i])
-        for idx, w, g in zip(indices, weights, grads):
-            self.optimizer.update_multi_precision(idx, w, g, self.states[idx])
+        if len(indices) == 1:
+            self.optimizer.update_multi_precision(indices[0], weights[0], grads[0],
+                                                  self.states[indices[0]])
+        else:  # one call with lists: optimizers may aggregate (SGD does)
+            self.optimizer.update_multi_precision(indices, weights, grads,
+                                                  [self.states[i] for i in indices])
 
     def sync_state_context(self, state, context):
         """Return ``state`` with every array moved to ``context``."""

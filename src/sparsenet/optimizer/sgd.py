@@ -1,6 +1,8 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
+import torch
+
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops import sgd_mom_update, sgd_update
+from ..ops.optimizer_ops import row_chunks, sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
 __all__ = ["SGD", "ccSGD"]
@@ -67,6 +69,67 @@ class SGD(Optimizer):
     def _update_impl(self, index, weight, grad, state):
         self._update_count(index)
         self._apply(weight, grad, state, {"lr": self._get_lr(index), "wd": self._get_wd(index)})
+
+    def update_multi_precision(self, index, weight, grad, state):
+        """Update a list of weights at once (as MXNet's aggregated ``multi_sgd_update``).
+
+        Plain SGD (no momentum, no clipping) on dense weights is applied to the
+        whole list with a few ``torch._foreach_*`` calls, and lazily to row_sparse
+        gradients with one ``index_add_`` each: the same arithmetic as
+        :func:`~sparsenet.ops.optimizer_ops.sgd_update`, without its per-call
+        dispatch. Everything else goes through the per-weight path.
+
+        >>> import sparsenet as mx
+        >>> sgd = mx.optimizer.SGD(learning_rate=0.5)
+        >>> ws = [mx.nd.ones((2,)), mx.nd.ones((3,))]
+        >>> sgd.update_multi_precision([0, 1], ws, [mx.nd.ones((2,)), mx.nd.ones((3,))],
+        ...                            [None, None])
+        >>> ws[1].asnumpy()
+        array([0.5, 0.5, 0.5], dtype=float32)
+        """
+        if (isinstance(index, (list, tuple)) and self.momentum == 0.0
+                and self.lazy_update in (True, False)
+                and (self.clip_gradient is None or self.clip_gradient < 0)):
+            rest = self._update_plain_many(index, weight, grad, state)
+            if not rest:
+                return
+            index, weight, grad, state = (list(x) for x in zip(*rest))
+        super().update_multi_precision(index, weight, grad, state)
+
+    def _update_plain_many(self, indices, weights, grads, states):
+        """Apply plain SGD to the eligible items; return the others."""
+        rest, dense = [], {}
+        for item in zip(indices, weights, grads, states):
+            idx, w, g, st = item
+            sparse_ok = g.stype == "row_sparse" and self.lazy_update is True
+            if (st is not None or w.stype != "default" or w.shape != g.shape
+                    or not (g.stype == "default" or sparse_ok)
+                    or (g._t if g.stype == "default" else g._data).dtype != w._t.dtype):
+                rest.append(item)
+                continue
+            self._update_count(idx)
+            lr, wd = self._get_lr(idx), self._get_wd(idx)
+            if g.stype == "default":
+                dense.setdefault((lr, wd), []).append((w._t, g._t))
+            elif wd:
+                rest.append(item)
+                self._index_update_count[idx] -= 1  # counted again by the per-weight path
+            else:
+                self._lazy_add(w._t, g, lr)
+        with torch.no_grad():
+            for (lr, wd), pairs in dense.items():
+                ws, gs = [p[0] for p in pairs], [p[1] for p in pairs]
+                if wd:
+                    torch._foreach_mul_(ws, 1.0 - lr * wd)
+                torch._foreach_add_(ws, torch._foreach_mul(gs, self.rescale_grad), alpha=-lr)
+        return rest
+
+    def _lazy_add(self, w, g, lr):
+        """``w[rows] -= lr * rescale_grad * g.data`` (sgd_update's lazy kernel, inlined)."""
+        with torch.no_grad():
+            for part in row_chunks(g._indices.numel(), w):
+                step = (g._data[part] * self.rescale_grad).mul_(-lr)
+                w.index_add_(0, g._indices[part], step)
 
     def _fused(self, weight, grad, state, step, lazy):
         if state is None:

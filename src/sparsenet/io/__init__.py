@@ -1,0 +1,24 @@
+"""Data input: iterators and LibSVM reading and writing (``mx.io``).
+
+- :class:`LibSVMIter`: CSR batches from LibSVM files, parsed by a validating
+  compiled kernel in background threads, in bounded memory, shardable.
+- :func:`load_libsvm` / :func:`save_libsvm`: whole files in and out.
+- :class:`NDArrayIter`: batches from in-memory arrays (CSR stays CSR).
+- :class:`DataIter`, :class:`DataBatch`, :class:`DataDesc`: MXNet's iterator protocol.
+
+>>> import sparsenet as mx
+>>> it = mx.io.NDArrayIter(mx.nd.ones((4, 2)), batch_size=2)
+>>> [b.data[0].shape for b in it]
+[(2, 2), (2, 2)]
+"""
+from .base import DataBatch, DataDesc, DataIter
+from .libsvm_errors import LibSVMFormatError
+from .libsvm_iter import LibSVMIter
+from .libsvm_load import load_libsvm
+from .libsvm_save import save_libsvm
+from .ndarray_iter import NDArrayIter
+
+LibSVMFormatError.__module__ = __name__
+
+__all__ = ["DataBatch", "DataDesc", "DataIter", "LibSVMIter", "LibSVMFormatError",
+           "NDArrayIter", "load_libsvm", "save_libsvm"]

@@ -1,0 +1,206 @@
+"""``NDArrayIter``: batches from in-memory arrays; CSR data and labels stay CSR."""
+from collections import OrderedDict
+
+import numpy as np
+import scipy.sparse as sp
+import torch
+
+from ..ndarray.base_sparse import BaseSparseNDArray
+from ..ndarray.creation import array as nd_array
+from ..ndarray.creation import from_scipy
+from ..ndarray.ndarray import NDArray
+from ..ops.indexing import take
+from .base import DataBatch, DataDesc, DataIter
+
+__all__ = ["NDArrayIter"]
+
+_HANDLES = ("pad", "discard", "roll_over")
+
+
+def _as_array(x, name):
+    if isinstance(x, NDArray):
+        return x
+    if sp.issparse(x):
+        return from_scipy(x.tocsr())
+    if isinstance(x, torch.Tensor):
+        return NDArray(x)
+    if isinstance(x, (np.ndarray, list, tuple)):
+        return nd_array(np.asarray(x))  # float32, as MXNet
+    raise TypeError(f"NDArrayIter: {name} must be an NDArray, numpy array, scipy.sparse matrix or "
+                    f"torch tensor (or a list/dict of them), got {type(x).__name__}")
+
+
+def _init_data(data, allow_empty, default_name):
+    """``[(name, array)]`` from an array, a list or a dict (MXNet's naming)."""
+    if data is None:
+        if not allow_empty:
+            raise ValueError("NDArrayIter: data must not be None")
+        return []
+    if isinstance(data, (NDArray, np.ndarray, torch.Tensor)) or sp.issparse(data):
+        data = [data]
+    if isinstance(data, (list, tuple)):
+        if not data and not allow_empty:
+            raise ValueError("NDArrayIter: data must not be empty")
+        if len(data) == 1:
+            data = OrderedDict([(default_name, data[0])])
+        else:
+            data = OrderedDict((f"_{i}_{default_name}", d) for i, d in enumerate(data))
+    if not isinstance(data, dict):
+        raise TypeError(f"NDArrayIter: expected an array, a list or a dict of arrays, got "
+                        f"{type(data).__name__}")
+    return [(k, _as_array(v, k)) for k, v in data.items()]
+
+
+class NDArrayIter(DataIter):
+    """Iterate over in-memory arrays in batches, as MXNet's ``mx.io.NDArrayIter``.
+
+    CSR data and labels come out as CSR batches (MXNet 1.9.1 densifies them and
+    allows only ``last_batch_handle='discard'``); SciPy sparse matrices are
+    accepted and become CSR.
+
+    Parameters
+    ----------
+    data : array, list of arrays or dict name -> array
+        NDArray (any storage type), numpy array, scipy.sparse matrix or torch tensor.
+    label : same, optional
+    batch_size : int
+    shuffle : bool
+        Draw a new random order (``numpy.random``) at construction and at every
+        :meth:`reset`.
+    last_batch_handle : {'pad', 'discard', 'roll_over'}
+        A short last batch is completed with rows from the start of the epoch's
+        order (``pad`` reports how many), dropped, or carried over to start the
+        next epoch after :meth:`reset`.
+    data_name, label_name : str
+        Names when ``data``/``label`` is a single array.
+    layout : str
+        Position of the batch axis ``N`` (CSR arrays need it first).
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> x = mx.nd.sparse.csr_matrix(([1., 2., 3., 4.], [0, 2, 1, 0], [0, 2, 3, 3, 4]),
+    ...                             shape=(4, 3))
+    >>> it = mx.io.NDArrayIter(x, mx.nd.array([0, 1, 0, 1]), batch_size=3)
+    >>> for b in it:
+    ...     print(b.data[0].stype, b.data[0].shape, b.pad, b.label[0].asnumpy())
+    csr (3, 3) 0 [0. 1. 0.]
+    csr (3, 3) 2 [1. 0. 1.]
+    """
+
+    def __init__(self, data, label=None, batch_size=1, shuffle=False, last_batch_handle="pad",
+                 data_name="data", label_name="softmax_label", layout="NCHW"):
+        super().__init__(batch_size)
+        if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) \
+                or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if last_batch_handle not in _HANDLES:
+            raise ValueError(f"last_batch_handle must be one of {_HANDLES}, got "
+                             f"{last_batch_handle!r}")
+        self.batch_size = int(batch_size)
+        self.data = _init_data(data, False, data_name)
+        self.label = _init_data(label, True, label_name)
+        self.layout = layout
+        self._axis = DataDesc.get_batch_axis(layout)
+        if self._axis < 0:
+            raise ValueError(f"layout {layout!r} has no batch axis 'N'")
+        sizes = {name: arr.shape[self._axis] for name, arr in self.data + self.label}
+        if len(set(sizes.values())) != 1:
+            raise ValueError(f"NDArrayIter: all arrays need the same number of examples along "
+                             f"the batch axis, got {sizes}")
+        for name, arr in self.data + self.label:
+            if isinstance(arr, BaseSparseNDArray) and self._axis != 0:
+                raise ValueError(f"NDArrayIter: sparse array {name!r} needs the batch axis first "
+                                 f"(layout {layout!r})")
+        self.num_data = next(iter(sizes.values()))
+        self.shuffle = bool(shuffle)
+        self.last_batch_handle = last_batch_handle
+        self._order = None
+        self._batch = None
+        self.reset()
+
+    @property
+    def provide_data(self):
+        """One DataDesc per data array, batch axis set to ``batch_size``."""
+        return [self._desc(k, v) for k, v in self.data]
+
+    @property
+    def provide_label(self):
+        """One DataDesc per label array."""
+        return [self._desc(k, v) for k, v in self.label]
+
+    def _desc(self, name, arr):
+        shape = list(arr.shape)
+        shape[self._axis] = self.batch_size
+        return DataDesc(name, tuple(shape), arr.dtype, layout=self.layout)
+
+    def hard_reset(self):
+        """Start over, forgetting rolled-over rows."""
+        self._order = None
+        self.reset()
+
+    def reset(self):
+        """Start the next epoch (a new order when shuffling; rolled-over rows first)."""
+        carry = np.zeros(0, dtype=np.int64)
+        if self._order is not None and self.last_batch_handle == "roll_over":
+            left = self._order[self._cursor:]
+            if 0 < left.size < self.batch_size:
+                carry = left
+        base = (np.random.permutation(self.num_data) if self.shuffle
+                else np.arange(self.num_data))
+        self._order = np.concatenate([carry, base]).astype(np.int64)
+        self._cursor = 0
+        self._batch = None
+
+    def iter_next(self):
+        """Advance to the next batch; False at the end of the epoch."""
+        n, bs, a = self._order.size, self.batch_size, self._cursor
+        if a >= n or (n - a < bs and self.last_batch_handle != "pad"):
+            self._batch = None
+            return False
+        ids = self._order[a:a + bs]
+        pad = bs - ids.size
+        if pad:
+            base = self._order[self._order.size - self.num_data:]  # this epoch's fresh order
+            ids = np.concatenate([ids, np.resize(base, pad)])
+        self._cursor = a + bs
+        self._batch = (ids, pad)
+        return True
+
+    def _gather(self, arr, ids):
+        lo = int(ids[0])
+        if ids[-1] - lo == ids.size - 1 and np.array_equal(ids, np.arange(lo, lo + ids.size)):
+            if self._axis == 0:
+                return arr[lo:lo + ids.size]
+            return NDArray(arr._dense_tensor().narrow(self._axis, lo, int(ids.size)))
+        idx = NDArray(torch.from_numpy(ids).to(arr.device))
+        return take(arr, idx, axis=self._axis)
+
+    def _current(self):
+        if self._batch is None:
+            raise StopIteration
+        return self._batch
+
+    def getdata(self):
+        """The data arrays of the current batch (CSR stays CSR)."""
+        ids, _ = self._current()
+        return [self._gather(arr, ids) for _, arr in self.data]
+
+    def getlabel(self):
+        """The label arrays of the current batch."""
+        ids, _ = self._current()
+        return [self._gather(arr, ids) for _, arr in self.label]
+
+    def getpad(self):
+        """Rows of padding at the end of the current batch ('pad' only)."""
+        return self._current()[1]
+
+    def getindex(self):
+        """Row numbers of the current batch in the original arrays."""
+        return self._current()[0]
+
+    def next(self):
+        if not self.iter_next():
+            raise StopIteration
+        ids, pad = self._batch
+        return DataBatch(self.getdata(), self.getlabel(), pad=pad, index=ids)
