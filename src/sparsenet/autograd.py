@@ -53,7 +53,7 @@ class _Lazy:
         from .ndarray.cast_storage import cast_storage
         from .ndarray.ndarray import NDArray
         from .ndarray.row_sparse import RowSparseNDArray
-        from .ops.binary import add_into
+        from .ops.arithmetic import add_into
         self.__dict__.update(NDArray=NDArray, RowSparseNDArray=RowSparseNDArray,
                              cast_storage=cast_storage, add_into=add_into)
         try:
@@ -673,7 +673,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
             parts = [torch.zeros_like(v._autograd_tensor())]
         total = _grad_array(v, parts[0])
         for g in parts[1:]:
-            from .ops.binary import add_into
+            from .ops.arithmetic import add_into
             add_into(total, _grad_array(v, g))
         out.append(total)
     return out

@@ -37,10 +37,10 @@ from ..ops.binary import (elemwise_add, elemwise_sub, elemwise_mul, elemwise_div
                           broadcast_minimum, broadcast_equal, broadcast_not_equal,
                           broadcast_greater, broadcast_greater_equal, broadcast_lesser,
                           broadcast_lesser_equal, broadcast_logical_and, broadcast_logical_or,
-                          broadcast_logical_xor, broadcast_hypot, add_n, ElementWiseSum, where,
-                          add, subtract, multiply, divide, modulo, power, maximum, minimum,
-                          equal, not_equal, greater, greater_equal, lesser, lesser_equal,
-                          logical_and, logical_or, logical_xor, hypot)
+                          broadcast_logical_xor, broadcast_hypot, add_n, ElementWiseSum, where)
+from ..ops.arithmetic import (add, subtract, multiply, divide, modulo, power, maximum, minimum,
+                              equal, not_equal, greater, greater_equal, lesser, lesser_equal,
+                              logical_and, logical_or, logical_xor, hypot)
 from ..ops.shape import (reshape, Reshape, transpose, expand_dims, squeeze, swapaxes, SwapAxis,
                          broadcast_to, broadcast_axis, broadcast_axes, tile, repeat, flatten,
                          Flatten, flip, reverse)

@@ -27,7 +27,7 @@ from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
 __all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
 
 _GRAD_REQS = ("write", "add", "null")
-_binary_op = None  # ops.binary.binary, imported on first use (ops import this module)
+_binary_op = None  # ops.arithmetic.binary, imported on first use (ops import this module)
 
 
 def _scalar_like(x):
@@ -614,7 +614,7 @@ class NDArray:
     def _binary(self, other, op, scalar_op, reverse=False):
         global _binary_op
         if _binary_op is None:
-            from ..ops.binary import binary as _binary_op
+            from ..ops.arithmetic import binary as _binary_op
         return _binary_op(self, other, op, scalar_op, reverse)
 
     def __add__(self, other):

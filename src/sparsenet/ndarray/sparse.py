@@ -18,8 +18,8 @@ from ..ops.unary import (abs, sign, round, rint, ceil, floor, trunc, fix, square
                          reciprocal, gamma, gammaln, zeros_like, ones_like, cast)
 from ..ops.binary import (elemwise_add, elemwise_sub, elemwise_mul, elemwise_div, broadcast_add,
                           broadcast_plus, broadcast_sub, broadcast_minus, broadcast_mul,
-                          broadcast_div, add_n, ElementWiseSum, where, add, subtract, multiply,
-                          divide)
+                          broadcast_div, add_n, ElementWiseSum, where)
+from ..ops.arithmetic import add, subtract, multiply, divide
 from ..ops.reduce import sum, mean, norm, square_sum
 from ..ops.dot import dot
 from ..ops.indexing import slice, slice_axis, take, retain, concat

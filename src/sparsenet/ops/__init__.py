@@ -4,8 +4,8 @@ Importing this package registers every operator and its storage-type rules.
 Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
 from . import registry
-from . import cast, unary, scalar, binary, shape, reduce, dot, indexing, nn, loss
+from . import cast, unary, scalar, binary, arithmetic, shape, reduce, dot, indexing, nn, loss
 from . import optimizer_ops, optimizer_ops_adaptive
 
-__all__ = ["registry", "cast", "unary", "scalar", "binary", "shape", "reduce", "dot",
+__all__ = ["registry", "cast", "unary", "scalar", "binary", "arithmetic", "shape", "reduce", "dot",
            "indexing", "nn", "loss", "optimizer_ops", "optimizer_ops_adaptive"]
