@@ -27,6 +27,7 @@ io benchmarks); the MXNet figures include its LibSVMIter, about 100 ms per epoch
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -38,61 +39,16 @@ import torch
 
 import sparsenet as mx
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+from seed000_model import (VARIANTS as NAMES, TorchModel, build_net,  # noqa: E402
+                           torch_batches, torch_epoch)
+
 NUM_FEATURES = 1_000_000
 MXNET_ISSUE_MS = {1: 44600.0, 2: 29000.0, 3: 208.0}
-NAMES = {1: "nn.Dense on CSR (dense grad)", 2: "FullyConnectedSparse (dense grad)",
-         3: "FullyConnectedSparse (row_sparse grad)"}
-
-
-# ---------------------------------------------------------------------- the tutorial's blocks
-class FullyConnected(mx.gluon.HybridBlock):
-    def __init__(self, in_units, units):
-        super(FullyConnected, self).__init__()
-        with self.name_scope():
-            self._units = units
-            self.weight = self.params.get('weight', shape=(units, in_units),
-                                          init=None, allow_deferred_init=True,
-                                          dtype='float32', stype='default', grad_stype='default')
-            self.bias = self.params.get('bias', shape=(units), init='zeros',
-                                        allow_deferred_init=True, dtype='float32',
-                                        stype='default', grad_stype='default')
-
-    def hybrid_forward(self, F, x, weight, bias):
-        return F.FullyConnected(x, weight, bias, num_hidden=self._units)
-
-
-class FullyConnectedSparse(mx.gluon.HybridBlock):
-    def __init__(self, in_units, units, weight_grad_stype='default'):
-        super(FullyConnectedSparse, self).__init__()
-        with self.name_scope():
-            self._units = units
-            self.weight = self.params.get('weight', shape=(in_units, units),
-                                          init=None, allow_deferred_init=True,
-                                          dtype='float32', stype='default',
-                                          grad_stype=weight_grad_stype)
-            self.bias = self.params.get('bias', shape=(units), init='zeros',
-                                        allow_deferred_init=True, dtype='float32',
-                                        stype='default', grad_stype='default')
-
-    def hybrid_forward(self, F, x, weight, bias):
-        return F.sparse.dot(x, weight) + bias
 
 
 def make_net(variant, num_features, dense_sparsity=True):
-    net = mx.gluon.nn.Sequential()
-    if variant == 1:
-        net.add(mx.gluon.nn.Dense(in_units=num_features, units=128),
-                mx.gluon.nn.Activation('sigmoid'),
-                mx.gluon.nn.Dense(in_units=128, units=8), mx.gluon.nn.Activation('sigmoid'),
-                mx.gluon.nn.Dense(in_units=8, units=1), mx.gluon.nn.Activation('sigmoid'))
-    else:
-        grad_stype = 'row_sparse' if variant == 3 else 'default'
-        net.add(FullyConnectedSparse(in_units=num_features, units=128,
-                                     weight_grad_stype=grad_stype),
-                mx.gluon.nn.Activation('sigmoid'),
-                FullyConnected(in_units=128, units=8), mx.gluon.nn.Activation('sigmoid'),
-                FullyConnected(in_units=8, units=1), mx.gluon.nn.Activation('sigmoid'))
-    net.initialize(ctx=mx.cpu())
+    net = build_net(variant, num_features)
     trainer = mx.gluon.Trainer(net.collect_params(), 'sgd', dense_sparsity=dense_sparsity)
     return net, trainer
 
@@ -105,33 +61,6 @@ def sparsenet_epoch(net, trainer, batches, loss_fn):
         loss.backward()
         trainer.step(data.shape[0])
         loss.wait_to_read()
-
-
-# ---------------------------------------------------------------------- PyTorch peer
-class TorchModel(torch.nn.Module):
-    def __init__(self, num_features):
-        super().__init__()
-        self.emb = torch.nn.EmbeddingBag(num_features, 128, mode="sum", sparse=True)
-        self.bias = torch.nn.Parameter(torch.zeros(128))
-        self.fc1 = torch.nn.Linear(128, 8)
-        self.fc2 = torch.nn.Linear(8, 1)
-
-    def forward(self, indices, offsets, values):
-        h = torch.sigmoid(self.emb(indices, offsets, per_sample_weights=values) + self.bias)
-        h = torch.sigmoid(self.fc1(h))
-        return torch.sigmoid(self.fc2(h))
-
-
-def torch_batches(batches):
-    return [(d._indices, d._indptr[:-1], d._data, lab._t.reshape(-1, 1)) for d, lab in batches]
-
-
-def torch_epoch(model, optim, batches, loss_fn):
-    for indices, offsets, values, label in batches:
-        optim.zero_grad()
-        loss = loss_fn(model(indices, offsets, values), label)
-        loss.backward()
-        optim.step()
 
 
 # ---------------------------------------------------------------------- data

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 
 import sparsenet as mx
+from seed000_model import (VARIANTS, TorchModel, build_net, save_as_libsvm, torch_batches,
+                           torch_epoch)
 
 OUT = "demo_output"
 
@@ -24,72 +26,6 @@ OUT = "demo_output"
 def get_nbytes(array):
     """Bytes held by an array's parts (the tutorial's helper, built in as ``.nbytes``)."""
     return array.nbytes
-
-
-def save_as_libsvm(filepath, data, label):
-    """The tutorial's writer (``mx.io.save_libsvm`` is the vectorised built-in)."""
-    with open(filepath, 'w') as openfile:
-        for row_idx in range(data.shape[0]):
-            data_sample = data[row_idx]
-            label_sample = label[row_idx]
-            col_idxs = data_sample.indices.asnumpy().tolist()
-            values = data_sample.data.asnumpy().tolist()
-            label_str = str(label_sample.asscalar())
-            value_strs = ['{}:{}'.format(idx, value) for idx, value in zip(col_idxs, values)]
-            value_str = " ".join(value_strs)
-            sample_str = '{} {}\n'.format(label_str, value_str)
-            openfile.write(sample_str)
-
-
-class FullyConnected(mx.gluon.HybridBlock):
-    def __init__(self, in_units, units):
-        super(FullyConnected, self).__init__()
-        with self.name_scope():
-            self._units = units
-            self.weight = self.params.get('weight', shape=(units, in_units),
-                                          init=None, allow_deferred_init=True,
-                                          dtype='float32', stype='default', grad_stype='default')
-            self.bias = self.params.get('bias', shape=(units), init='zeros',
-                                        allow_deferred_init=True, dtype='float32',
-                                        stype='default', grad_stype='default')
-
-    def hybrid_forward(self, F, x, weight, bias):
-        return F.FullyConnected(x, weight, bias, num_hidden=self._units)
-
-
-class FullyConnectedSparse(mx.gluon.HybridBlock):
-    def __init__(self, in_units, units, weight_grad_stype='default'):
-        super(FullyConnectedSparse, self).__init__()
-        with self.name_scope():
-            self._units = units
-            self.weight = self.params.get('weight', shape=(in_units, units),
-                                          init=None, allow_deferred_init=True,
-                                          dtype='float32', stype='default',
-                                          grad_stype=weight_grad_stype)
-            self.bias = self.params.get('bias', shape=(units), init='zeros',
-                                        allow_deferred_init=True, dtype='float32',
-                                        stype='default', grad_stype='default')
-
-    def hybrid_forward(self, F, x, weight, bias):
-        return F.sparse.dot(x, weight) + bias
-
-
-def build(variant, num_features, ctx):
-    net = mx.gluon.nn.Sequential()
-    if variant == "Dense":
-        net.add(mx.gluon.nn.Dense(in_units=num_features, units=128),
-                mx.gluon.nn.Activation('sigmoid'),
-                mx.gluon.nn.Dense(in_units=128, units=8), mx.gluon.nn.Activation('sigmoid'),
-                mx.gluon.nn.Dense(in_units=8, units=1), mx.gluon.nn.Activation('sigmoid'))
-    else:
-        grad_stype = 'row_sparse' if variant.endswith("row_sparse grad") else 'default'
-        net.add(FullyConnectedSparse(in_units=num_features, units=128,
-                                     weight_grad_stype=grad_stype),
-                mx.gluon.nn.Activation('sigmoid'),
-                FullyConnected(in_units=128, units=8), mx.gluon.nn.Activation('sigmoid'),
-                FullyConnected(in_units=8, units=1), mx.gluon.nn.Activation('sigmoid'))
-    net.initialize(ctx=ctx)
-    return net
 
 
 def train_epoch(net, data_iter, ctx):
@@ -109,26 +45,15 @@ def train_epoch(net, data_iter, ctx):
     return time.perf_counter() - start
 
 
-def torch_epoch(data_iter, num_features):
-    """The same model in plain PyTorch, fed the same CSR batches (zero-copy)."""
+def torch_epoch_time(data_iter, num_features):
+    """One epoch of the same model in plain PyTorch, fed the same CSR batches (zero-copy)."""
     torch.manual_seed(0)
-    emb = torch.nn.EmbeddingBag(num_features, 128, mode="sum", sparse=True)
-    bias = torch.nn.Parameter(torch.zeros(128))
-    fc1, fc2 = torch.nn.Linear(128, 8), torch.nn.Linear(8, 1)
-    params = [emb.weight, bias] + list(fc1.parameters()) + list(fc2.parameters())
-    optim = torch.optim.SGD(params, lr=0.01)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
+    model = TorchModel(num_features)
+    optim = torch.optim.SGD(model.parameters(), lr=0.01)
     data_iter.reset()
-    batches = [(b.data[0], b.label[0]) for b in data_iter]
+    batches = torch_batches([(b.data[0], b.label[0]) for b in data_iter])
     start = time.perf_counter()
-    for data, label in batches:
-        optim.zero_grad()
-        h = torch.sigmoid(emb(data._indices, data._indptr[:-1],
-                              per_sample_weights=data._data) + bias)
-        out = torch.sigmoid(fc2(torch.sigmoid(fc1(h))))
-        loss = loss_fn(out, label._t.reshape(-1, 1))
-        loss.backward()
-        optim.step()
+    torch_epoch(model, optim, batches, torch.nn.BCEWithLogitsLoss())
     return time.perf_counter() - start
 
 
@@ -165,13 +90,13 @@ def main():
 
     ctx = mx.gpu() if mx.test_utils.list_gpus() else mx.cpu()
     print(f"\n== Training one epoch of each network on {ctx}")
-    for variant in ("Dense", "FullyConnectedSparse", "FullyConnectedSparse, row_sparse grad"):
-        net = build(variant, num_features, ctx)
+    for variant, name in VARIANTS.items():
+        net = build_net(variant, num_features, ctx)
         seconds = train_epoch(net, data_iter, ctx)
-        print(f"\n-- {variant}: {seconds * 1e3:.1f} ms per epoch")
+        print(f"\n-- {name}: {seconds * 1e3:.1f} ms per epoch")
         mx.gluon.utils.print_memory_allocation(net, block_idxs=[0, 2, 4])
         del net
-    seconds = torch_epoch(data_iter, num_features)
+    seconds = torch_epoch_time(data_iter, num_features)
     print(f"\n-- PyTorch EmbeddingBag(sparse=True) + SGD: {seconds * 1e3:.1f} ms per epoch")
 
     print("\n== Storage-type inference")
