@@ -274,14 +274,19 @@ def report(rows, results, bandwidth):
 
 
 def main(argv=None):
+    global ROTATE
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeat", type=int, default=40)
     p.add_argument("--rows", type=int, nargs="+", default=[1000, 10000])
     p.add_argument("--mxnet-python", default=None,
                    help="python of a venv with mxnet==1.9.1 (measured in a subprocess)")
     p.add_argument("--no-dense", action="store_true", help="skip the dense Adam contrast")
+    p.add_argument("--rotate", type=int, default=ROTATE,
+                   help="gradients in the rotation (1: the same rows every call, warm in the "
+                        "cache; the default makes every call's rows cold)")
     args = p.parse_args(argv)
+    ROTATE = args.rotate
     torch.set_num_threads(args.threads)
     warnings.filterwarnings("ignore", message="Sparse invariant checks")
     bandwidth = copy_bandwidth_gbs()
