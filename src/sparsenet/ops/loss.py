@@ -71,6 +71,8 @@ def _finish(loss, sample_weight, weight, batch_axis, reduce="mean"):
         return loss
     axis = batch_axis % loss.dim()
     dims = [d for d in range(loss.dim()) if d != axis]
+    if all(loss.shape[d] == 1 for d in dims):  # one value per sample: the mean is the value
+        return loss.reshape(loss.shape[axis])
     return loss.mean(dim=dims) if reduce == "mean" else loss.sum(dim=dims)
 
 
