@@ -1,5 +1,5 @@
 # make test: set up .venv (CPU torch if missing) and run the test suite.
-# make demo: same setup, then run the seed-000 sparse walkthrough.
+# make demo: same setup, then run the seed-000 walkthrough (storage, LibSVM, training).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
