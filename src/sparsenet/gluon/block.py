@@ -522,10 +522,11 @@ class HybridBlock(Block):
         block's operators to the graph; once hybridized, NDArray calls run the
         cached graph.
         """
-        from ..symbol.symbol import Symbol
-        if isinstance(x, Symbol):
-            from .symbol_block import symbolic_forward
-            return symbolic_forward(self, x, *args)
+        if not isinstance(x, NDArray):  # the NDArray test first: it is the common call
+            from ..symbol.symbol import Symbol
+            if isinstance(x, Symbol):
+                from .symbol_block import symbolic_forward
+                return symbolic_forward(self, x, *args)
         if self._active:
             from .symbol_block import run_hybridized
             out = run_hybridized(self, x, *args)

@@ -204,26 +204,27 @@ class Trainer:
                                    else total.copy())
 
     def _update(self, ignore_stale_grad=False):
-        live = [(i, p) for i, p in enumerate(self._params)
-                if p.grad_req != "null" and p._grad is not None]
-        if not ignore_stale_grad:  # check everything first: a failed step consumes nothing
-            for _, param in live:
-                for data, g in zip(param._data, param._grad):
-                    if not autograd._is_fresh(g):
-                        raise UserWarning(
-                            f"Gradient of Parameter `{param.name}` on context {data.context} "
-                            f"has not been updated by backward since last `step`. This could "
-                            f"mean a bug in your model that made it only use a subset of the "
-                            f"Parameters (Blocks) for this iteration. If you are intentionally "
-                            f"only using a subset, call step with ignore_stale_grad=True to "
-                            f"suppress this warning and skip updating of Parameters with stale "
-                            f"gradient")
+        # collect every fresh gradient first: a failed step (stale gradient) consumes nothing
         updates = [[] for _ in self._updaters]
-        for i, param in live:
+        is_fresh = autograd._is_fresh
+        for i, param in enumerate(self._params):
+            if param.grad_req == "null" or param._grad is None:
+                continue
             for upd, data, g in zip(updates, param._data, param._grad):
-                if autograd._is_fresh(g):
+                if is_fresh(g):
                     upd.append((i, g, data))
-                    autograd._set_fresh(g, False)
+                elif not ignore_stale_grad:
+                    raise UserWarning(
+                        f"Gradient of Parameter `{param.name}` on context {data.context} "
+                        f"has not been updated by backward since last `step`. This could "
+                        f"mean a bug in your model that made it only use a subset of the "
+                        f"Parameters (Blocks) for this iteration. If you are intentionally "
+                        f"only using a subset, call step with ignore_stale_grad=True to "
+                        f"suppress this warning and skip updating of Parameters with stale "
+                        f"gradient")
+        for upd in updates:
+            for _, g, _ in upd:
+                autograd._set_fresh(g, False)
         for updater, upd in zip(self._updaters, updates):
             whole = []
             for i, g, data in upd:

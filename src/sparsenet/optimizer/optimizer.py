@@ -501,7 +501,9 @@ class Updater:
                 self.states[idx] = self.sync_state_context(self.states[idx],
                                                            weights[i].context)
                 self.states_synced[idx] = True
-            self._weights[idx] = weakref.ref(weights[i])
+            ref = self._weights.get(idx)
+            if ref is None or ref() is not weights[i]:
+                self._weights[idx] = weakref.ref(weights[i])
         if len(indices) == 1:
             self.optimizer.update_multi_precision(indices[0], weights[0], grads[0],
                                                   self.states[indices[0]])

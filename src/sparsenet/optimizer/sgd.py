@@ -126,10 +126,15 @@ class SGD(Optimizer):
 
     def _lazy_add(self, w, g, lr):
         """``w[rows] -= lr * rescale_grad * g.data`` (sgd_update's lazy kernel, inlined)."""
+        data, idx = g._data, g._indices
         with torch.no_grad():
-            for part in row_chunks(g._indices.numel(), w):
-                step = (g._data[part] * self.rescale_grad).mul_(-lr)
-                w.index_add_(0, g._indices[part], step)
+            parts = row_chunks(idx.numel(), w)
+            if len(parts) == 1:  # the common case: no slicing
+                w.index_add_(0, idx, (data * self.rescale_grad).mul_(-lr))
+                return
+            for part in parts:
+                step = (data[part] * self.rescale_grad).mul_(-lr)
+                w.index_add_(0, idx[part], step)
 
     def _fused(self, weight, grad, state, step, lazy):
         if state is None:
