@@ -318,7 +318,7 @@ def test_ftrl_learning_rate_default_and_scheduler():
 def test_rules_with_row_chunks(case_id, monkeypatch):
     """Large gradients are processed in cache-sized row chunks: force 2-row chunks."""
     from sparsenet.ops import optimizer_ops
-    monkeypatch.setattr(optimizer_ops, "_CHUNK_BYTES", 2 * 3 * 4)
+    monkeypatch.setattr(optimizer_ops, "chunk_bytes", lambda: 2 * 3 * 4)
     test_rule_matches_numpy(case_id, "default", True, (9, 3))
     test_rule_matches_numpy(case_id, "row_sparse", True, (9, 3))
     test_rule_matches_numpy(case_id, "default", False, (9, 3))
@@ -326,7 +326,7 @@ def test_rules_with_row_chunks(case_id, monkeypatch):
 
 def test_sgd_momentum_with_row_chunks(monkeypatch):
     from sparsenet.ops import optimizer_ops
-    monkeypatch.setattr(optimizer_ops, "_CHUNK_BYTES", 4)
+    monkeypatch.setattr(optimizer_ops, "chunk_bytes", lambda: 4)
     rng = np.random.default_rng(12)
     w0 = rng.standard_normal((8, 2)).astype(np.float32)
     grads = grad_sequence(w0.shape, ["random", "all", "random"], rng)

@@ -41,7 +41,7 @@ from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
 from .registry import DEFAULT, ROW_SPARSE, Operator, _check_devices, rule
 
-__all__ = ["UpdateOperator", "update_op", "full_rows", "row_chunks", "dense_rows",
+__all__ = ["UpdateOperator", "update_op", "full_rows", "chunk_bytes", "row_chunks", "dense_rows",
            "rescale_clip", "scaled_grad_alpha", "need_lr", "lazy_rows", "standard_rows",
            "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update",
            "nag_mom_update", "mp_nag_mom_update", "signsgd_update", "signum_update",
@@ -81,7 +81,12 @@ def full_rows(arr, opname, role="state"):
     return data
 
 
-_CHUNK_BYTES = 1 << 18
+_CHUNK_BYTES_PER_THREAD = 1 << 18
+
+
+def chunk_bytes():
+    """Bytes of rows per kernel chunk: 256 KiB per torch thread (see :func:`row_chunks`)."""
+    return _CHUNK_BYTES_PER_THREAD * torch.get_num_threads()
 
 
 def row_chunks(n, rows_like):
@@ -91,11 +96,12 @@ def row_chunks(n, rows_like):
     Measured on the optimizer benchmark: 256 KiB per thread beats both smaller chunks
     and no chunking at 1 and 2 threads (torch's threads split each chunk).
 
-    >>> [(s.start, s.stop) for s in row_chunks(5, torch.zeros(5, 100000))][:2]
+    >>> rows = torch.zeros(1).expand(5, 10**7)  # 40 MB rows (a view: no memory)
+    >>> [(s.start, s.stop) for s in row_chunks(5, rows)][:2]
     [(0, 1), (1, 2)]
     """
     row_bytes = math.prod(rows_like.shape[1:]) * rows_like.element_size()
-    step = max(1, _CHUNK_BYTES * torch.get_num_threads() // max(1, row_bytes))
+    step = max(1, chunk_bytes() // max(1, row_bytes))
     if n <= step or rows_like.device.type != "cpu":
         return (slice(0, n),)
     return [slice(lo, min(n, lo + step)) for lo in range(0, n, step)]
