@@ -142,7 +142,7 @@ def test_value_out_of_float32_range(write, backend):
 
 @pytest.mark.parametrize("line,msg", [
     ("1:1 2:2", "data.svm:1:1: invalid label '1:1': a line must start with its label (is the "
-                "label missing?)"),
+                "label missing? a 'label:weight' token needs weights=True)"),
     ("abc 1:1", "data.svm:1:1: invalid label 'abc': expected a number such as 1, -1 or 0.5"),
     ("  x1 1:1", "data.svm:1:3: invalid label 'x1'"),
 ])

@@ -43,7 +43,11 @@ enum {
     E_UNSORTED = 14,       /* strict_order and index < previous index */
     E_DUPLICATE = 15,      /* offset = line start, extra = 0-based index */
     E_SUM_RANGE = 16,      /* summing duplicates overflowed; offset = line start, extra = index */
-    E_NOMEM = 17
+    E_NOMEM = 17,
+    E_WEIGHT = 18,         /* label:weight with a weight that is not a number */
+    E_WEIGHT_NONFINITE = 19,
+    E_WEIGHT_RANGE = 20,   /* finite weight overflows the dtype */
+    E_WEIGHT_NEG = 21      /* negative weight */
 };
 
 #include "libsvm_numbers.h"
@@ -54,12 +58,13 @@ enum {
 
 typedef struct {
     int zero_based, dup_sum, strict_order, allow_nonfinite, f64, multilabel, want_qid;
+    int want_weights; /* the label token may be label:weight (1 when absent) */
     int64_t limit;       /* 0-based indices must be < limit */
     int64_t label_limit; /* multi-label class ids must be < label_limit */
 } Opts;
 
 typedef struct {
-    Vec indptr, indices, values, labels, lab_indptr, lab_ids, qids;
+    Vec indptr, indices, values, labels, lab_indptr, lab_ids, qids, weights;
     int64_t nrows, max_index, max_label, nlines;
     int err;
     int64_t err_off, err_extra;
@@ -168,6 +173,47 @@ static int parse_multilabel(const char *t, const char *e, const Opts *o, Result 
 /* Parse the region [buf, buf + n), whose last byte is '\n' (the sentinel that
  * lets the scanning loops run without bounds checks). Offsets in errors are
  * relative to buf plus `base`. Rows are appended to r. */
+/* A label token [t, e) that may be label:weight (weights=True); pushes the label and
+ * the weight (1 when absent). Returns 0 or an error code. Kept out of line so the
+ * common path of parse_region is unchanged. */
+static __attribute__((noinline)) int parse_weighted_label(const char *t, const char *e,
+                                                          const Opts *o, Result *r)
+{
+    double d, wt = 1.0;
+    int nonfinite = 0;
+    const char *colon = (const char *)memchr(t, ':', (size_t)(e - t));
+    const char *le = colon ? colon : e;
+    const char *q = parse_number(t, le, ':', &d, &nonfinite);
+    if (!q || q != le)
+        return E_LABEL;
+    if (nonfinite && !o->allow_nonfinite)
+        return E_LABEL_NONFINITE;
+    if (!nonfinite && (isinf(d) || (!o->f64 && isinf((float)d))))
+        return E_LABEL_RANGE;
+    if (colon) {
+        int wnf = 0;
+        q = parse_number(colon + 1, e, -1, &wt, &wnf);
+        if (!q || q != e)
+            return E_WEIGHT;
+        if (wnf && !o->allow_nonfinite)
+            return E_WEIGHT_NONFINITE;
+        if (!wnf && (isinf(wt) || (!o->f64 && isinf((float)wt))))
+            return E_WEIGHT_RANGE;
+        if (wt < 0)
+            return E_WEIGHT_NEG;
+    }
+    if (!vec_grow(&r->labels, r->labels.len + 1) || !vec_grow(&r->weights, r->weights.len + 1))
+        return E_NOMEM;
+    if (o->f64) {
+        ((double *)r->labels.p)[r->labels.len++] = d;
+        ((double *)r->weights.p)[r->weights.len++] = wt;
+    } else {
+        ((float *)r->labels.p)[r->labels.len++] = (float)d;
+        ((float *)r->weights.p)[r->weights.len++] = (float)wt;
+    }
+    return 0;
+}
+
 static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o, Result *r)
 {
     const char *p = buf, *end = buf + n;
@@ -208,6 +254,10 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
             if (!vec_grow(&r->lab_indptr, r->lab_indptr.len + 1))
                 FAIL(E_NOMEM, OFF(t), 0);
             ((int64_t *)r->lab_indptr.p)[r->lab_indptr.len++] = (int64_t)r->lab_ids.len;
+        } else if (o->want_weights) {
+            int code = parse_weighted_label(t, p, o, r);
+            if (code)
+                FAIL(code, OFF(t), 0);
         } else {
             double d;
             int nonfinite = 0;
@@ -447,6 +497,7 @@ static void result_free(Result *r)
     vec_free(&r->lab_indptr);
     vec_free(&r->lab_ids);
     vec_free(&r->qids);
+    vec_free(&r->weights);
 }
 
 static PyObject *py_parse(PyObject *self, PyObject *args)
@@ -454,10 +505,16 @@ static PyObject *py_parse(PyObject *self, PyObject *args)
     Py_buffer view;
     Opts o;
     long long limit, label_limit;
-    if (!PyArg_ParseTuple(args, "y*ppppppLLp", &view, &o.zero_based, &o.dup_sum, &o.strict_order,
-                          &o.allow_nonfinite, &o.f64, &o.multilabel, &limit, &label_limit,
-                          &o.want_qid))
+    o.want_weights = 0;
+    if (!PyArg_ParseTuple(args, "y*ppppppLLp|p", &view, &o.zero_based, &o.dup_sum,
+                          &o.strict_order, &o.allow_nonfinite, &o.f64, &o.multilabel, &limit,
+                          &label_limit, &o.want_qid, &o.want_weights))
         return NULL;
+    if (o.want_weights && o.multilabel) {
+        PyBuffer_Release(&view);
+        PyErr_SetString(PyExc_ValueError, "weights and multilabel cannot be combined");
+        return NULL;
+    }
     if (limit <= 0) {
         PyBuffer_Release(&view);
         PyErr_SetString(PyExc_ValueError, "limit must be positive");
@@ -480,7 +537,8 @@ static PyObject *py_parse(PyObject *self, PyObject *args)
              vec_init(&r.labels, vsize, o.multilabel ? 1 : cap_rows) &&
              vec_init(&r.lab_indptr, 8, o.multilabel ? cap_rows + 1 : 1) &&
              vec_init(&r.lab_ids, 8, o.multilabel ? cap_rows : 1) &&
-             vec_init(&r.qids, 8, o.want_qid ? cap_rows : 1);
+             vec_init(&r.qids, 8, o.want_qid ? cap_rows : 1) &&
+             vec_init(&r.weights, vsize, o.want_weights ? cap_rows : 1);
     if (!ok) {
         result_free(&r);
         PyBuffer_Release(&view);
@@ -498,7 +556,7 @@ static PyObject *py_parse(PyObject *self, PyObject *args)
         result_free(&r);
         return Py_BuildValue("(iLL)", r.err, (long long)r.err_off, (long long)r.err_extra);
     }
-    PyObject *out = PyTuple_New(11);
+    PyObject *out = PyTuple_New(12);
     if (!out) {
         result_free(&r);
         return NULL;
@@ -523,6 +581,13 @@ static PyObject *py_parse(PyObject *self, PyObject *args)
         }
         PyTuple_SET_ITEM(out, i, b);
     }
+    PyObject *wb = o.want_weights ? vec_release(&r.weights) : (Py_INCREF(Py_None), Py_None);
+    if (!wb) {
+        Py_DECREF(out);
+        result_free(&r);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(out, 11, wb);
     result_free(&r);
     PyTuple_SET_ITEM(out, 7, PyLong_FromLongLong(r.nrows));
     PyTuple_SET_ITEM(out, 8, PyLong_FromLongLong(r.max_index));
@@ -709,8 +774,9 @@ static PyObject *py_format_f32(PyObject *self, PyObject *args)
 static PyMethodDef methods[] = {
     {"parse", py_parse, METH_VARARGS,
      "parse(buffer, zero_based, dup_sum, strict_order, allow_nonfinite, f64, multilabel, limit, "
-     "label_limit, want_qid) -> (indptr, indices, values, labels, label_indptr, label_ids, qids, "
-     "nrows, max_index, max_label, nlines) or (code, offset, extra) on error"},
+     "label_limit, want_qid[, want_weights]) -> (indptr, indices, values, labels, label_indptr, "
+     "label_ids, qids, nrows, max_index, max_label, nlines, weights) or (code, offset, extra) on "
+     "error"},
     {"count_rows", py_count_rows, METH_VARARGS, "count_rows(buffer) -> number of data rows"},
     {"set_pow5_table", py_set_pow5_table, METH_VARARGS, "install the Eisel-Lemire table"},
     {"parse_double", py_parse_double, METH_VARARGS, "parse one number (tests)"},

@@ -32,6 +32,10 @@ E_VALUE_RANGE = 13
 E_UNSORTED = 14
 E_DUPLICATE = 15  # offset is the line start, extra the 0-based index
 E_SUM_RANGE = 16  # offset is the line start, extra the 0-based index
+E_WEIGHT = 18  # (17 is the native kernel's out-of-memory code)
+E_WEIGHT_NONFINITE = 19
+E_WEIGHT_RANGE = 20
+E_WEIGHT_NEG = 21
 
 _NONFINITE_HINT = "pass allow_nonfinite=True to accept NaN and infinity"
 _TOKEN = re.compile(rb"[^ \t\r\v\f\n#]+")
@@ -151,8 +155,11 @@ def describe(err, buf, opts, base_offset=0):
         return off, tok, (f"unexpected byte 0x{b:02x} at byte offset {base_offset + off + i} in "
                           f"token '{t}': the file holds binary or non-ASCII data outside comments")
     if code == E_LABEL:
-        if b":" in tok:
-            why = "a line must start with its label (is the label missing?)"
+        if b":" in tok and not opts.weights:
+            why = ("a line must start with its label (is the label missing? a 'label:weight' "
+                   "token needs weights=True)")
+        elif b":" in tok:
+            why = "expected label:weight with a number such as 1, -1 or 0.5 before the colon"
         elif b"," in tok:
             why = "a list of labels needs multilabel=True"
         else:
@@ -162,6 +169,13 @@ def describe(err, buf, opts, base_offset=0):
         return off, tok, f"non-finite label '{t}' ({_NONFINITE_HINT})"
     if code == E_LABEL_RANGE:
         return off, tok, f"label '{t}' is out of {dtype} range"
+    if code in (E_WEIGHT, E_WEIGHT_NONFINITE, E_WEIGHT_RANGE, E_WEIGHT_NEG):
+        w = _text(tok.partition(b":")[2])
+        why = {E_WEIGHT: "expected a number such as 1 or 0.5",
+               E_WEIGHT_NONFINITE: _NONFINITE_HINT,
+               E_WEIGHT_RANGE: f"out of {dtype} range",
+               E_WEIGHT_NEG: "weights must be >= 0"}[code]
+        return off, tok, f"invalid instance weight '{w}' in token '{t}': {why}"
     if code == E_MULTILABEL:
         return off, tok, f"invalid multi-label '{t}': {_multilabel_reason(tok, opts)}"
     if code == E_QID:

@@ -177,6 +177,11 @@ class LibSVMIter(DataIter):
     multilabel : bool
         Line labels are class-id lists (``1,3``), given as CSR batches
         ``(batch_size, label_shape[0])`` with 1 at each class.
+    weights : bool
+        Line labels may carry an instance weight, ``label:weight`` (1 where a line
+        has none): each batch's ``label`` list then ends with the ``(batch_size,)``
+        weights, named ``label_name + '_weight'`` in ``provide_label`` (for a loss's
+        ``sample_weight``). Without it a ``label:weight`` token is an error.
     data_name, label_name : str
         Names in ``provide_data``/``provide_label`` (``'data'``, ``'softmax_label'``).
     chunk_size : int
@@ -209,7 +214,8 @@ class LibSVMIter(DataIter):
     def __init__(self, data_libsvm, data_shape, label_libsvm=None, label_shape=(1,),
                  batch_size=1, round_batch=True, num_parts=1, part_index=0, prefetch_buffer=4,
                  ctx=None, dtype=None, *, zero_based=True, duplicates="error",
-                 strict_order=False, allow_nonfinite=False, multilabel=False, data_name="data",
+                 strict_order=False, allow_nonfinite=False, multilabel=False, weights=False,
+                 data_name="data",
                  label_name="softmax_label", chunk_size=DEFAULT_CHUNK_SIZE, cache_bytes=None):
         super().__init__(batch_size)
         if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) \
@@ -237,7 +243,8 @@ class LibSVMIter(DataIter):
                                   strict_order=strict_order, allow_nonfinite=allow_nonfinite,
                                   dtype="float32" if dtype is None else dtype,
                                   multilabel=multilabel, num_features=self._data_shape[0],
-                                  num_labels=self._label_shape[0] if multilabel else None)
+                                  num_labels=self._label_shape[0] if multilabel else None,
+                                  weights=weights)
         self._label_opts = ParseOptions(zero_based=zero_based, duplicates=duplicates,
                                         strict_order=strict_order,
                                         allow_nonfinite=allow_nonfinite, dtype=self._opts.dtype,
@@ -319,8 +326,11 @@ class LibSVMIter(DataIter):
             empty = torch.zeros(0, dtype=torch.int64)
             arrays = {"indptr": torch.zeros(1, dtype=torch.int64), "indices": empty,
                       "values": torch.zeros(0, dtype=vdt), "labels": torch.zeros(0, dtype=vdt),
-                      "label_indptr": torch.zeros(1, dtype=torch.int64), "label_ids": empty}
+                      "label_indptr": torch.zeros(1, dtype=torch.int64), "label_ids": empty,
+                      "weights": torch.zeros(0, dtype=vdt)}
         rows = Rows(arrays["indptr"], arrays["indices"], arrays["values"])
+        if self._opts.weights:
+            rows.weights = arrays["weights"]
         if self._data_mode == "dense":
             rows.dense = arrays["labels"]
         elif self._data_mode == "multilabel":
@@ -439,10 +449,14 @@ class LibSVMIter(DataIter):
 
     @property
     def provide_label(self):
-        """``[DataDesc(label_name, (batch_size,) or (batch_size, width), dtype)]``."""
+        """``[DataDesc(label_name, (batch_size,) or (batch_size, width), dtype)]``, and the
+        weights' ``DataDesc(label_name + '_weight', (batch_size,))`` with ``weights=True``."""
         shape = ((self.batch_size,) + self._label_shape if self._csr_label
                  else (self.batch_size,))
-        return [DataDesc(self.label_name, shape, self._dtype)]
+        descs = [DataDesc(self.label_name, shape, self._dtype)]
+        if self._opts.weights:
+            descs.append(DataDesc(self.label_name + "_weight", (self.batch_size,), self._dtype))
+        return descs
 
     def reset(self):
         """Start the next epoch at the first row of the part."""
@@ -479,12 +493,17 @@ class LibSVMIter(DataIter):
                                        (r.indptr.shape[0] - 1, self._data_shape[0]))]
 
     def getlabel(self):
-        """``[NDArray (batch,)]`` line labels, or ``[CSRNDArray (batch, width)]``."""
+        """``[NDArray (batch,)]`` line labels, or ``[CSRNDArray (batch, width)]``; with
+        ``weights=True`` followed by the ``(batch,)`` instance weights."""
         r = self._rows()
         if self._csr_label:
-            return [CSRNDArray._from_parts(r.lab_values, r.lab_indices, r.lab_indptr,
-                                           (r.lab_indptr.shape[0] - 1, self._label_shape[0]))]
-        return [NDArray(r.dense)]
+            out = [CSRNDArray._from_parts(r.lab_values, r.lab_indices, r.lab_indptr,
+                                          (r.lab_indptr.shape[0] - 1, self._label_shape[0]))]
+        else:
+            out = [NDArray(r.dense)]
+        if r.weights is not None:
+            out.append(NDArray(r.weights))
+        return out
 
     def getpad(self):
         """Padding rows at the end of the current batch (round_batch only)."""

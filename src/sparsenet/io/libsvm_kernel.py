@@ -106,12 +106,12 @@ def parse(buf, opts, backend=None):
     out = _native.parse(buf, *opts.native_args())
     if len(out) == 3:
         return KernelError(*out)
-    indptr, indices, values, labels, lab_indptr, lab_ids, qids, nrows, mi, ml, nl = out
+    indptr, indices, values, labels, lab_indptr, lab_ids, qids, nrows, mi, ml, nl, wts = out
     vdt = opts.dtype
     return Parsed(_as_array(indptr, np.int64), _as_array(indices, np.int64),
                   _as_array(values, vdt), _as_array(labels, vdt),
                   _as_array(lab_indptr, np.int64), _as_array(lab_ids, np.int64),
-                  _as_array(qids, np.int64), nrows, mi, ml, nl)
+                  _as_array(qids, np.int64), nrows, mi, ml, nl, _as_array(wts, vdt))
 
 
 def count_rows(buf, backend=None):

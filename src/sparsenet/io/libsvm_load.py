@@ -60,6 +60,8 @@ class Accumulator:
             g["label_ids"] = Growable(np.int64, cap(p.label_ids.shape[0]))
         if p.qids is not None:
             g["qids"] = Growable(np.int64, cap(p.nrows))
+        if p.weights is not None:
+            g["weights"] = Growable(self.opts.dtype, cap(p.nrows))
         g["indptr"].append(np.zeros(1, np.int64))
         if "label_indptr" in g:
             g["label_indptr"].append(np.zeros(1, np.int64))
@@ -78,6 +80,8 @@ class Accumulator:
             g["labels"].append(p.labels)
         if "qids" in g:
             g["qids"].append(p.qids)
+        if "weights" in g:
+            g["weights"].append(p.weights)
 
     def add(self, parsed, nbytes):
         self.max_index = max(self.max_index, parsed.max_index)
@@ -92,20 +96,22 @@ class Accumulator:
         self._append(parsed)
 
     def arrays(self):
-        """dict of tensors: indptr, indices, values and labels / label_indptr+label_ids / qids."""
+        """dict of tensors: indptr, indices, values and labels / label_indptr+label_ids / qids /
+        weights."""
         if self.grow is None:
             p = self.first
             if p is None:
                 return None
             out = {"indptr": p.indptr, "indices": p.indices, "values": p.values,
                    "labels": p.labels, "label_indptr": p.label_indptr,
-                   "label_ids": p.label_ids, "qids": p.qids}
+                   "label_ids": p.label_ids, "qids": p.qids, "weights": p.weights}
             return {k: torch.from_numpy(v) for k, v in out.items() if v is not None}
         return {k: g.tensor() for k, g in self.grow.items()}
 
 
 def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, multilabel=False,
-                num_labels=None, query_id=False, duplicates="error", strict_order=False,
+                num_labels=None, query_id=False, weights=False, duplicates="error",
+                strict_order=False,
                 allow_nonfinite=False, max_num_features=DEFAULT_MAX_NUM_FEATURES, num_parts=1,
                 part_index=0, ctx=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE):
     """Read a LibSVM file, or every file of a directory, into memory.
@@ -136,6 +142,10 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
         With ``multilabel``: the number of classes (default: the largest id + 1).
     query_id : bool
         Also return the ``qid:`` of every line (0 where a line has none).
+    weights : bool
+        Labels may carry an instance weight, ``label:weight`` (XGBoost's text
+        format; 1 where a line has none); also return the weights. Without it a
+        ``label:weight`` token is an error.
     duplicates : {'error', 'sum'}
         A feature index repeated within a line: an error, or the values are added.
     strict_order : bool
@@ -159,8 +169,10 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
         ``(rows, num_features)``, sorted unique column indices.
     label : NDArray or CSRNDArray
         ``(rows,)`` labels, or the ``(rows, num_labels)`` multi-label matrix.
+    weight : NDArray
+        ``(rows,)`` instance weights, only when ``weights=True``.
     qid : NDArray
-        int64 ``(rows,)``, only when ``query_id=True``.
+        int64 ``(rows,)``, only when ``query_id=True`` (after ``weight`` when both).
 
     Examples
     --------
@@ -185,7 +197,7 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
     opts = ParseOptions(zero_based=zero_based, duplicates=duplicates, strict_order=strict_order,
                         allow_nonfinite=allow_nonfinite, dtype=dtype, multilabel=multilabel,
                         num_features=num_features, max_num_features=max_num_features,
-                        num_labels=num_labels, query_id=query_id)
+                        num_labels=num_labels, query_id=query_id, weights=weights)
     check_part(num_parts, part_index)
     files = list_files(path, "load_libsvm")
     plain = sum(f.size for f in files if f.compression is None)
@@ -213,7 +225,7 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
                   "labels": torch.zeros(0, dtype=vdt),
                   "label_indptr": torch.zeros(1, dtype=torch.int64),
                   "label_ids": torch.zeros(0, dtype=torch.int64),
-                  "qids": torch.zeros(0, dtype=torch.int64)}
+                  "qids": torch.zeros(0, dtype=torch.int64), "weights": torch.zeros(0, dtype=vdt)}
     width = num_features if num_features is not None else acc.max_index + 1
     device = as_context(ctx).torch_device if ctx is not None else torch.device("cpu")
     to = (lambda t: t.to(device)) if device.type != "cpu" else (lambda t: t)  # noqa: E731
@@ -227,6 +239,9 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
                                        to(arrays["label_indptr"]), (n, max(nl, 0)))
     else:
         label = NDArray(to(arrays["labels"]))
+    out = (data, label)
+    if weights:
+        out += (NDArray(to(arrays["weights"])),)
     if query_id:
-        return data, label, NDArray(to(arrays["qids"]))
-    return data, label
+        out += (NDArray(to(arrays["qids"])),)
+    return out

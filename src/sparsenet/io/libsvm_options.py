@@ -45,6 +45,10 @@ class ParseOptions:
         With ``multilabel``, class ids must be below this.
     query_id : bool
         Keep the ``qid:`` of every line.
+    weights : bool
+        The label token may be ``label:weight`` (an instance weight, as in XGBoost's
+        text format); lines without one weigh 1. Weights must be numbers >= 0.
+        Without this option a ``label:weight`` token is an error.
 
     Examples
     --------
@@ -64,6 +68,7 @@ class ParseOptions:
     max_num_features: int = DEFAULT_MAX_NUM_FEATURES
     num_labels: object = None
     query_id: bool = False
+    weights: bool = False
 
     def __post_init__(self):
         if not isinstance(self.zero_based, (bool, np.bool_)):
@@ -85,6 +90,9 @@ class ParseOptions:
                 raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
             if v is not None:
                 object.__setattr__(self, name, int(v))
+        if self.weights and self.multilabel:
+            raise ValueError("weights=True (label:weight tokens) cannot be combined with "
+                             "multilabel=True")
         m = self.max_num_features
         if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or not 0 < m <= _INT64_MAX:
             raise ValueError(f"max_num_features must be a positive integer below 2**63, got {m!r}")
@@ -107,4 +115,4 @@ class ParseOptions:
         """The argument tuple of the native kernel's ``parse`` after the buffer."""
         return (bool(self.zero_based), self.duplicates == "sum", bool(self.strict_order),
                 bool(self.allow_nonfinite), self.f64, bool(self.multilabel), self.limit,
-                self.label_limit, bool(self.query_id))
+                self.label_limit, bool(self.query_id), bool(self.weights))

@@ -22,7 +22,8 @@ import numpy as np
 from .libsvm_errors import (E_DUPLICATE, E_INDEX, E_INDEX_NEG, E_INDEX_RANGE, E_INDEX_ZERO,
                             E_LABEL, E_LABEL_NONFINITE, E_LABEL_RANGE, E_MULTILABEL, E_NO_COLON,
                             E_QID, E_SUM_RANGE, E_UNSORTED, E_VALUE, E_VALUE_NONFINITE,
-                            E_VALUE_RANGE, KernelError)
+                            E_VALUE_RANGE, E_WEIGHT, E_WEIGHT_NEG, E_WEIGHT_NONFINITE,
+                            E_WEIGHT_RANGE, KernelError)
 
 __all__ = ["Parsed", "parse", "count_rows"]
 
@@ -49,6 +50,7 @@ class Parsed(NamedTuple):
     max_index: int
     max_label: int
     nlines: int
+    weights: object = None
 
 
 def _number(text):
@@ -134,7 +136,7 @@ def parse(buf, opts):
     f64, dtype = opts.f64, opts.dtype
     shift = 0 if opts.zero_based else 1
     max_raw = opts.limit - 1 + shift
-    indptr, indices, values, labels, qids = [0], [], [], [], []
+    indptr, indices, values, labels, qids, weights = [0], [], [], [], [], []
     lab_indptr, lab_ids = [0], []
     max_index = max_label = -1
     pos, n = 0, len(buf)
@@ -161,7 +163,8 @@ def parse(buf, opts):
                 k = 1
             lab_indptr.append(len(lab_ids))
         else:
-            num = _number(tok)
+            label_text, colon, weight_text = tok.partition(b":") if opts.weights else (tok, b"", b"")
+            num = _number(label_text)
             if num is None:
                 return KernelError(E_LABEL, off, 0)
             if num[1] and not opts.allow_nonfinite:
@@ -169,6 +172,17 @@ def parse(buf, opts):
             if not num[1] and _overflows(num[0], f64):
                 return KernelError(E_LABEL_RANGE, off, 0)
             labels.append(num[0])
+            if opts.weights:
+                w = _number(weight_text) if colon else (1.0, False)
+                if w is None:
+                    return KernelError(E_WEIGHT, off, 0)
+                if w[1] and not opts.allow_nonfinite:
+                    return KernelError(E_WEIGHT_NONFINITE, off, 0)
+                if not w[1] and _overflows(w[0], f64):
+                    return KernelError(E_WEIGHT_RANGE, off, 0)
+                if w[0] < 0:
+                    return KernelError(E_WEIGHT_NEG, off, 0)
+                weights.append(w[0])
             k = 1
         qid = 0
         if k < len(toks) and toks[k][1].startswith(b"qid:"):
@@ -227,7 +241,8 @@ def parse(buf, opts):
         label_ids=np.array(lab_ids, dtype=np.int64) if opts.multilabel else None,
         qids=np.array(qids, dtype=np.int64) if opts.query_id else None,
         nrows=len(indptr) - 1, max_index=max_index, max_label=max_label,
-        nlines=buf.count(b"\n"))
+        nlines=buf.count(b"\n"),
+        weights=np.array(weights, dtype=np.float64).astype(dtype) if opts.weights else None)
 
 
 def count_rows(buf):

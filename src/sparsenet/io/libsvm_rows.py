@@ -21,14 +21,15 @@ class Rows:
     """``n`` rows of CSR data and their labels (dense vector or CSR parts, or none)."""
 
     __slots__ = ("indptr", "indices", "values", "dense", "lab_indptr", "lab_indices",
-                 "lab_values", "qids")
+                 "lab_values", "qids", "weights")
 
     def __init__(self, indptr, indices, values, dense=None, lab_indptr=None, lab_indices=None,
-                 lab_values=None, qids=None):
+                 lab_values=None, qids=None, weights=None):
         self.indptr, self.indices, self.values = indptr, indices, values
         self.dense = dense
         self.lab_indptr, self.lab_indices, self.lab_values = lab_indptr, lab_indices, lab_values
         self.qids = qids
+        self.weights = weights
 
     @property
     def n(self):
@@ -53,21 +54,24 @@ class Rows:
             out.lab_values = self.lab_values[llo:lhi]
         if self.qids is not None:
             out.qids = self.qids[a:b]
+        if self.weights is not None:
+            out.weights = self.weights[a:b]
         return out
 
     def to(self, device):
         """The same rows on ``device`` (self when already there)."""
         if self.values.device == device:
             return self
-        return Rows(*(None if t is None else t.to(device) for t in (
-            self.indptr, self.indices, self.values, self.dense, self.lab_indptr,
-            self.lab_indices, self.lab_values, self.qids)))
+        return Rows(*(None if t is None else t.to(device) for t in self._parts()))
 
     def clone(self):
         """A copy that shares no memory (batches handed to users own their tensors)."""
-        return Rows(*(None if t is None else t.clone() for t in (
-            self.indptr, self.indices, self.values, self.dense, self.lab_indptr,
-            self.lab_indices, self.lab_values, self.qids)))
+        return Rows(*(None if t is None else t.clone() for t in self._parts()))
+
+    def _parts(self):
+        """Every field, in the constructor's order."""
+        return (self.indptr, self.indices, self.values, self.dense, self.lab_indptr,
+                self.lab_indices, self.lab_values, self.qids, self.weights)
 
 
 def _t(a):
@@ -81,7 +85,8 @@ def rows_from_parsed(parsed, label_mode):
     as CSR with value 1) or ``None`` (labels not kept; a label file's rows are
     used as they are: their features are the CSR labels).
     """
-    rows = Rows(_t(parsed.indptr), _t(parsed.indices), _t(parsed.values), qids=_t(parsed.qids))
+    rows = Rows(_t(parsed.indptr), _t(parsed.indices), _t(parsed.values), qids=_t(parsed.qids),
+                weights=_t(parsed.weights))
     if label_mode == "dense":
         rows.dense = _t(parsed.labels)
     elif label_mode == "multilabel":
@@ -116,6 +121,8 @@ def cat_rows(rows):
             [(r.lab_indptr, r.lab_indices, r.lab_values) for r in rows])
     if rows[0].qids is not None:
         out.qids = torch.cat([r.qids for r in rows])
+    if rows[0].weights is not None:
+        out.weights = torch.cat([r.weights for r in rows])
     return out
 
 
@@ -150,10 +157,8 @@ def split_rows(rows, bs):
         cols.extend(_split_csr(rows.lab_indptr, rows.lab_indices, rows.lab_values, nb, bs))
     else:
         cols.extend([[None] * nb] * 3)
-    if rows.qids is not None:
-        cols.append(rows.qids[:nb * bs].view(nb, bs).unbind(0))
-    else:
-        cols.append([None] * nb)
+    for per_row in (rows.qids, rows.weights):
+        cols.append([None] * nb if per_row is None else per_row[:nb * bs].view(nb, bs).unbind(0))
     batches = [Rows(*parts) for parts in zip(*cols)]
     return batches, rows.slice(nb * bs, rows.n)
 

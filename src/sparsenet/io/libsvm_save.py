@@ -115,7 +115,7 @@ def _open_for(path, tmp):
 
 
 def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_id=None,
-                comment=None, allow_nonfinite=False):
+                weight=None, comment=None, allow_nonfinite=False):
     """Write ``data`` and ``label`` as a LibSVM file (vectorised; replaces ``path`` atomically).
 
     Values are written with the shortest text that reads back to the same
@@ -140,6 +140,9 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     multilabel : bool
     query_id : array-like of int, optional
         Written as ``qid:`` after each label.
+    weight : array-like ``(rows,)``, optional
+        Instance weights (>= 0), written as ``label:weight``; read them back with
+        ``load_libsvm(..., weights=True)``.
     comment : str, optional
         Written at the top, each line prefixed by ``# ``.
     allow_nonfinite : bool
@@ -170,13 +173,29 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     # float32 values and labels (the usual case) are formatted by the native kernel
     fast = None
     if (native_available() and values.dtype == np.float32 and not multilabel
-            and query_id is None):
+            and query_id is None and weight is None):
         lab = _as_numpy(label) if not (isinstance(label, BaseSparseNDArray)
                                        or sp.issparse(label)) else None
         if lab is not None and lab.dtype == np.float32 and lab.shape in ((n,), (n, 1)):
             fast = np.ascontiguousarray(lab.reshape(n))
             _check_finite_labels(fast, allow_nonfinite)
     labels = None if fast is not None else _label_strings(label, n, multilabel, allow_nonfinite)
+    if weight is not None:
+        if multilabel:
+            raise ValueError("save_libsvm: weight cannot be combined with multilabel=True")
+        w = _as_numpy(weight).reshape(-1)
+        if w.shape[0] != n:
+            raise ValueError(f"save_libsvm: weight has {w.shape[0]} entries but data has {n} "
+                             f"rows")
+        if w.dtype.kind != "f":
+            w = w.astype(np.float64)
+        if not allow_nonfinite and not np.all(np.isfinite(w)):
+            raise ValueError("save_libsvm: weight holds NaN or infinity, which load_libsvm "
+                             "rejects by default; pass allow_nonfinite=True to write them anyway")
+        if np.any(w < 0):
+            raise ValueError(f"save_libsvm: weights must be >= 0, got {w[w < 0][0]} in row "
+                             f"{int(np.flatnonzero(w < 0)[0])}")
+        labels = np.strings.add(np.strings.add(labels, ":"), _numbers(w))
     if query_id is not None:
         q = _as_numpy(query_id).astype(np.int64).reshape(-1)
         if q.shape[0] != n:
