@@ -28,6 +28,10 @@ CASES = [
     b"1 " + b" ".join(b"%d:%d" % (i % 7, i) for i in range(40)) + b"\n",
     b"1 qid:99999999999999999999 1:1\n", b"1 1:0.30000000000000004 2:1.7976931348623157e308\n",
     b"1 1:4.9e-324 2:2.2250738585072011e-308 3:123456789012345678901234567890\n",
+    # label:weight (weights=True)
+    b"1:0.5 0:1\n0 1:2\n", b"1:x 0:1\n", b"1:-1 0:1\n", b"1:nan 0:1\n", b"-2:1e39 0:1\n",
+    b":1 0:1\n", b"1:2:3 0:1\n", b"1: 0:1\n", b"1:-0 0:1\n", b"1:+.5 qid:2 0:1\n",
+    b"nan:1 0:1\n", b"1e39:1 0:1\n", b"1:3e38 0:1\n1:3.5e38 0:1\n",
 ]
 
 OPTIONS = [
@@ -36,14 +40,15 @@ OPTIONS = [
     ParseOptions(strict_order=True, duplicates="sum"),
     ParseOptions(allow_nonfinite=True, dtype="float64"), ParseOptions(dtype="float64"),
     ParseOptions(multilabel=True, query_id=True), ParseOptions(multilabel=True, num_labels=3),
-    ParseOptions(max_num_features=10, query_id=True),
+    ParseOptions(max_num_features=10, query_id=True), ParseOptions(weights=True),
+    ParseOptions(weights=True, allow_nonfinite=True, dtype="float64", query_id=True),
 ]
 
 
 def same(a, b):
     if isinstance(a, KernelError) or isinstance(b, KernelError):
         return a == b
-    for x, y in zip(a[:7], b[:7]):
+    for x, y in zip(a[:7] + a[11:], b[:7] + b[11:]):  # the arrays (weights last)
         if (x is None) != (y is None):
             return False
         if x is not None and (x.dtype != y.dtype or not np.array_equal(x, y, equal_nan=True)):
@@ -51,7 +56,7 @@ def same(a, b):
         if x is not None and x.dtype.kind == "f":  # signed zeros agree too
             if not np.array_equal(np.signbit(x), np.signbit(y)):
                 return False
-    return tuple(a[7:]) == tuple(b[7:])
+    return tuple(a[7:11]) == tuple(b[7:11])
 
 
 @native
@@ -84,7 +89,8 @@ line = st.lists(token, max_size=6).map(" ".join)
 
 @native
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["1", "-1", "0.5", "nan", "2,3", "", "1:1"]), line),
+@given(st.lists(st.tuples(st.sampled_from(["1", "-1", "0.5", "nan", "2,3", "", "1:1", "1:x",
+                                            "0:-1", "2:.5"]), line),
                 max_size=6),
        st.sampled_from(OPTIONS), st.booleans())
 def test_kernels_agree_on_random_text(lines, opts, final_newline):
