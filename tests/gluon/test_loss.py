@@ -16,7 +16,8 @@ import torch.nn.functional as F
 import sparsenet as mx
 from sparsenet.gluon import loss as L
 
-REF = json.load(open(os.path.join(os.path.dirname(__file__), "mxnet_1_9_1_losses.json")))
+with open(os.path.join(os.path.dirname(__file__), "mxnet_1_9_1_losses.json")) as _f:
+    REF = json.load(_f)
 A = {k: np.asarray(v, dtype=np.float32) for k, v in REF.items() if k not in ("out", "probe")}
 
 CASES = {

@@ -13,7 +13,8 @@ import sparsenet as mx
 from sparsenet import gluon
 from sparsenet.gluon import nn
 
-REF = json.load(open(os.path.join(os.path.dirname(__file__), "mxnet_1_9_1_trainer.json")))
+with open(os.path.join(os.path.dirname(__file__), "mxnet_1_9_1_trainer.json")) as _f:
+    REF = json.load(_f)
 
 
 class _FCS(gluon.HybridBlock):

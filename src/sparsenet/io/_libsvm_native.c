@@ -173,43 +173,56 @@ static int parse_multilabel(const char *t, const char *e, const Opts *o, Result 
 /* Parse the region [buf, buf + n), whose last byte is '\n' (the sentinel that
  * lets the scanning loops run without bounds checks). Offsets in errors are
  * relative to buf plus `base`. Rows are appended to r. */
-/* A label token [t, e) that may be label:weight (weights=True); pushes the label and
- * the weight (1 when absent). Returns 0 or an error code. Kept out of line so the
- * common path of parse_region is unchanged. */
-static __attribute__((noinline)) int parse_weighted_label(const char *t, const char *e,
-                                                          const Opts *o, Result *r)
+/* 0, or the error for a parsed number that is a nan/inf literal while those are
+ * not allowed, or finite but out of the dtype's range. */
+static inline int check_finite(double d, int nonfinite, const Opts *o, int e_nonfinite,
+                               int e_range)
+{
+    if (nonfinite && !o->allow_nonfinite)
+        return e_nonfinite;
+    if (!nonfinite && (isinf(d) || (!o->f64 && isinf((float)d))))
+        return e_range;
+    return 0;
+}
+
+/* The label token [t, e): a number, or label:weight with weights=True (weight 1 when
+ * absent). Pushes the label (and the weight); returns 0 or an error code. Once per
+ * line, out of line so that the feature loop of parse_region stays compact. */
+static __attribute__((noinline)) int parse_label(const char *t, const char *e, const Opts *o,
+                                                 Result *r)
 {
     double d, wt = 1.0;
-    int nonfinite = 0;
-    const char *colon = (const char *)memchr(t, ':', (size_t)(e - t));
+    int nonfinite = 0, code;
+    const char *colon = o->want_weights ? (const char *)memchr(t, ':', (size_t)(e - t)) : NULL;
     const char *le = colon ? colon : e;
-    const char *q = parse_number(t, le, ':', &d, &nonfinite);
+    const char *q = colon ? NULL : fast_value(t, &d);
+    if (!q)
+        q = parse_number(t, le, colon ? ':' : -1, &d, &nonfinite);
     if (!q || q != le)
         return E_LABEL;
-    if (nonfinite && !o->allow_nonfinite)
-        return E_LABEL_NONFINITE;
-    if (!nonfinite && (isinf(d) || (!o->f64 && isinf((float)d))))
-        return E_LABEL_RANGE;
+    if ((code = check_finite(d, nonfinite, o, E_LABEL_NONFINITE, E_LABEL_RANGE)))
+        return code;
     if (colon) {
-        int wnf = 0;
-        q = parse_number(colon + 1, e, -1, &wt, &wnf);
+        q = parse_number(colon + 1, e, -1, &wt, &nonfinite);
         if (!q || q != e)
             return E_WEIGHT;
-        if (wnf && !o->allow_nonfinite)
-            return E_WEIGHT_NONFINITE;
-        if (!wnf && (isinf(wt) || (!o->f64 && isinf((float)wt))))
-            return E_WEIGHT_RANGE;
+        if ((code = check_finite(wt, nonfinite, o, E_WEIGHT_NONFINITE, E_WEIGHT_RANGE)))
+            return code;
         if (wt < 0)
             return E_WEIGHT_NEG;
     }
-    if (!vec_grow(&r->labels, r->labels.len + 1) || !vec_grow(&r->weights, r->weights.len + 1))
+    if (!vec_grow(&r->labels, r->labels.len + 1) ||
+        (o->want_weights && !vec_grow(&r->weights, r->weights.len + 1)))
         return E_NOMEM;
-    if (o->f64) {
+    if (o->f64)
         ((double *)r->labels.p)[r->labels.len++] = d;
-        ((double *)r->weights.p)[r->weights.len++] = wt;
-    } else {
+    else
         ((float *)r->labels.p)[r->labels.len++] = (float)d;
-        ((float *)r->weights.p)[r->weights.len++] = (float)wt;
+    if (o->want_weights) {
+        if (o->f64)
+            ((double *)r->weights.p)[r->weights.len++] = wt;
+        else
+            ((float *)r->weights.p)[r->weights.len++] = (float)wt;
     }
     return 0;
 }
@@ -254,28 +267,10 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
             if (!vec_grow(&r->lab_indptr, r->lab_indptr.len + 1))
                 FAIL(E_NOMEM, OFF(t), 0);
             ((int64_t *)r->lab_indptr.p)[r->lab_indptr.len++] = (int64_t)r->lab_ids.len;
-        } else if (o->want_weights) {
-            int code = parse_weighted_label(t, p, o, r);
+        } else {
+            int code = parse_label(t, p, o, r);
             if (code)
                 FAIL(code, OFF(t), 0);
-        } else {
-            double d;
-            int nonfinite = 0;
-            const char *q = fast_value(t, &d);
-            if (!q)
-                q = parse_number(t, p, -1, &d, &nonfinite);
-            if (!q || q != p)
-                FAIL(E_LABEL, OFF(t), 0);
-            if (nonfinite && !o->allow_nonfinite)
-                FAIL(E_LABEL_NONFINITE, OFF(t), 0);
-            if (!nonfinite && (isinf(d) || (!o->f64 && isinf((float)d))))
-                FAIL(E_LABEL_RANGE, OFF(t), 0);
-            if (!vec_grow(&r->labels, r->labels.len + 1))
-                FAIL(E_NOMEM, OFF(t), 0);
-            if (o->f64)
-                ((double *)r->labels.p)[r->labels.len++] = d;
-            else
-                ((float *)r->labels.p)[r->labels.len++] = (float)d;
         }
         /* ---- qid */
         int64_t qid = 0;
@@ -368,10 +363,9 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
                 if (!q)
                     FAIL(E_VALUE, OFF(tok), 0);
                 p = q;
-                if (nonfinite && !o->allow_nonfinite)
-                    FAIL(E_VALUE_NONFINITE, OFF(tok), 0);
-                if (!nonfinite && (isinf(d) || (!o->f64 && isinf((float)d))))
-                    FAIL(E_VALUE_RANGE, OFF(tok), 0);
+                int code = check_finite(d, nonfinite, o, E_VALUE_NONFINITE, E_VALUE_RANGE);
+                if (code)
+                    FAIL(code, OFF(tok), 0);
             }
             if (idx <= prev) {
                 if (idx == prev) {

@@ -320,14 +320,8 @@ class LibSVMIter(DataIter):
                 acc.add(c.parsed, c.nbytes)
         finally:
             stream.close()
-        arrays = acc.arrays()
-        vdt = torch.float64 if self._opts.f64 else torch.float32
-        if arrays is None:
-            empty = torch.zeros(0, dtype=torch.int64)
-            arrays = {"indptr": torch.zeros(1, dtype=torch.int64), "indices": empty,
-                      "values": torch.zeros(0, dtype=vdt), "labels": torch.zeros(0, dtype=vdt),
-                      "label_indptr": torch.zeros(1, dtype=torch.int64), "label_ids": empty,
-                      "weights": torch.zeros(0, dtype=vdt)}
+        arrays = acc.arrays_or_empty()
+        vdt = arrays["values"].dtype
         rows = Rows(arrays["indptr"], arrays["indices"], arrays["values"])
         if self._opts.weights:
             rows.weights = arrays["weights"]

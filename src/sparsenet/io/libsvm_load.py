@@ -108,6 +108,19 @@ class Accumulator:
             return {k: torch.from_numpy(v) for k, v in out.items() if v is not None}
         return {k: g.tensor() for k, g in self.grow.items()}
 
+    def arrays_or_empty(self):
+        """:meth:`arrays`, or every array empty (0 rows) when nothing was parsed."""
+        arrays = self.arrays()
+        if arrays is not None:
+            return arrays
+        vdt = torch.float64 if self.opts.f64 else torch.float32
+        return {"indptr": torch.zeros(1, dtype=torch.int64),
+                "indices": torch.zeros(0, dtype=torch.int64), "values": torch.zeros(0, dtype=vdt),
+                "labels": torch.zeros(0, dtype=vdt),
+                "label_indptr": torch.zeros(1, dtype=torch.int64),
+                "label_ids": torch.zeros(0, dtype=torch.int64),
+                "qids": torch.zeros(0, dtype=torch.int64), "weights": torch.zeros(0, dtype=vdt)}
+
 
 def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, multilabel=False,
                 num_labels=None, query_id=False, weights=False, duplicates="error",
@@ -188,6 +201,11 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
     >>> label.asnumpy()
     array([1., 0.], dtype=float32)
     >>> with open(p, 'w') as f:
+    ...     _ = f.write('1:0.5 0:0.5 3:2\\n0 1:-1\\n')
+    >>> data, label, weight = mx.io.load_libsvm(p, num_features=4, weights=True)
+    >>> weight.asnumpy()
+    array([0.5, 1. ], dtype=float32)
+    >>> with open(p, 'w') as f:
     ...     _ = f.write('1 0:0.5 3:abc\\n')
     >>> mx.io.load_libsvm(p)
     Traceback (most recent call last):
@@ -217,15 +235,8 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
         stream.close()
         if bar is not None:
             bar.close()
-    arrays = acc.arrays()
-    vdt = torch.float64 if opts.f64 else torch.float32
-    if arrays is None:
-        arrays = {"indptr": torch.zeros(1, dtype=torch.int64),
-                  "indices": torch.zeros(0, dtype=torch.int64), "values": torch.zeros(0, dtype=vdt),
-                  "labels": torch.zeros(0, dtype=vdt),
-                  "label_indptr": torch.zeros(1, dtype=torch.int64),
-                  "label_ids": torch.zeros(0, dtype=torch.int64),
-                  "qids": torch.zeros(0, dtype=torch.int64), "weights": torch.zeros(0, dtype=vdt)}
+    arrays = acc.arrays_or_empty()
+    vdt = arrays["values"].dtype
     width = num_features if num_features is not None else acc.max_index + 1
     device = as_context(ctx).torch_device if ctx is not None else torch.device("cpu")
     to = (lambda t: t.to(device)) if device.type != "cpu" else (lambda t: t)  # noqa: E731

@@ -66,6 +66,19 @@ def _overflows(value, f64):
     return math.isinf(value) or (not f64 and abs(value) >= _F32_OVERFLOW)
 
 
+def _checked(text, opts, bad, nonfinite, out_of_range):
+    """``(value, None)`` when ``text`` is a number ``opts`` accepts, else ``(None, code)``
+    with the code for not a number, a refused nan/inf, or out of the dtype's range."""
+    num = _number(text)
+    if num is None:
+        return None, bad
+    if num[1] and not opts.allow_nonfinite:
+        return None, nonfinite
+    if not num[1] and _overflows(num[0], opts.f64):
+        return None, out_of_range
+    return num[0], None
+
+
 def _multilabel(tok, opts):
     """Sorted class ids, or None when the list is invalid."""
     ids = []
@@ -133,7 +146,7 @@ def _finish_row(row, line_start, opts, dtype):
 def parse(buf, opts):
     """Parse complete LibSVM lines; :class:`Parsed` or :class:`KernelError`."""
     buf = bytes(buf)
-    f64, dtype = opts.f64, opts.dtype
+    dtype = opts.dtype
     shift = 0 if opts.zero_based else 1
     max_raw = opts.limit - 1 + shift
     indptr, indices, values, labels, qids, weights = [0], [], [], [], [], []
@@ -164,25 +177,18 @@ def parse(buf, opts):
             lab_indptr.append(len(lab_ids))
         else:
             label_text, colon, weight_text = tok.partition(b":") if opts.weights else (tok, b"", b"")
-            num = _number(label_text)
-            if num is None:
-                return KernelError(E_LABEL, off, 0)
-            if num[1] and not opts.allow_nonfinite:
-                return KernelError(E_LABEL_NONFINITE, off, 0)
-            if not num[1] and _overflows(num[0], f64):
-                return KernelError(E_LABEL_RANGE, off, 0)
-            labels.append(num[0])
+            label, code = _checked(label_text, opts, E_LABEL, E_LABEL_NONFINITE, E_LABEL_RANGE)
+            if code is not None:
+                return KernelError(code, off, 0)
+            labels.append(label)
             if opts.weights:
-                w = _number(weight_text) if colon else (1.0, False)
-                if w is None:
-                    return KernelError(E_WEIGHT, off, 0)
-                if w[1] and not opts.allow_nonfinite:
-                    return KernelError(E_WEIGHT_NONFINITE, off, 0)
-                if not w[1] and _overflows(w[0], f64):
-                    return KernelError(E_WEIGHT_RANGE, off, 0)
-                if w[0] < 0:
-                    return KernelError(E_WEIGHT_NEG, off, 0)
-                weights.append(w[0])
+                w, code = (_checked(weight_text, opts, E_WEIGHT, E_WEIGHT_NONFINITE,
+                                    E_WEIGHT_RANGE) if colon else (1.0, None))
+                if code is None and w < 0:
+                    code = E_WEIGHT_NEG
+                if code is not None:
+                    return KernelError(code, off, 0)
+                weights.append(w)
             k = 1
         qid = 0
         if k < len(toks) and toks[k][1].startswith(b"qid:"):
@@ -204,13 +210,10 @@ def parse(buf, opts):
             if raw < shift:
                 return KernelError(E_INDEX_ZERO, off, 0)
             idx = raw - shift
-            num = _number(tok[colon + 1:])
-            if num is None:
-                return KernelError(E_VALUE, off, 0)
-            if num[1] and not opts.allow_nonfinite:
-                return KernelError(E_VALUE_NONFINITE, off, 0)
-            if not num[1] and _overflows(num[0], f64):
-                return KernelError(E_VALUE_RANGE, off, 0)
+            value, code = _checked(tok[colon + 1:], opts, E_VALUE, E_VALUE_NONFINITE,
+                                   E_VALUE_RANGE)
+            if code is not None:
+                return KernelError(code, off, 0)
             if idx <= prev:
                 if idx == prev:
                     if opts.duplicates != "sum":
@@ -222,7 +225,7 @@ def parse(buf, opts):
                     row.unsorted = True
             prev = idx
             row.indices.append(idx)
-            row.values.append(num[0])
+            row.values.append(value)
             max_index = max(max_index, idx)
         err = _finish_row(row, line_start, opts, dtype)
         if err is not None:

@@ -17,8 +17,13 @@ import torch
 __all__ = ["Rows", "rows_from_parsed", "cat_rows", "split_rows", "Growable"]
 
 
+#: the optional fields holding one value per row
+_PER_ROW = ("dense", "qids", "weights")
+
+
 class Rows:
-    """``n`` rows of CSR data and their labels (dense vector or CSR parts, or none)."""
+    """``n`` rows of CSR data and their labels (dense vector or CSR parts, or none), and
+    optionally per row a query id and an instance weight."""
 
     __slots__ = ("indptr", "indices", "values", "dense", "lab_indptr", "lab_indices",
                  "lab_values", "qids", "weights")
@@ -44,18 +49,16 @@ class Rows:
         ip = self.indptr
         lo, hi = int(ip[a]), int(ip[b])
         out = Rows(ip[a:b + 1] - lo, self.indices[lo:hi], self.values[lo:hi])
-        if self.dense is not None:
-            out.dense = self.dense[a:b]
+        for name in _PER_ROW:
+            t = getattr(self, name)
+            if t is not None:
+                setattr(out, name, t[a:b])
         if self.lab_indptr is not None:
             lip = self.lab_indptr
             llo, lhi = int(lip[a]), int(lip[b])
             out.lab_indptr = lip[a:b + 1] - llo
             out.lab_indices = self.lab_indices[llo:lhi]
             out.lab_values = self.lab_values[llo:lhi]
-        if self.qids is not None:
-            out.qids = self.qids[a:b]
-        if self.weights is not None:
-            out.weights = self.weights[a:b]
         return out
 
     def to(self, device):
@@ -114,15 +117,12 @@ def cat_rows(rows):
         return rows[0]
     ip, ind, val = _cat_csr([(r.indptr, r.indices, r.values) for r in rows])
     out = Rows(ip, ind, val)
-    if rows[0].dense is not None:
-        out.dense = torch.cat([r.dense for r in rows])
+    for name in _PER_ROW:
+        if getattr(rows[0], name) is not None:
+            setattr(out, name, torch.cat([getattr(r, name) for r in rows]))
     if rows[0].lab_indptr is not None:
         out.lab_indptr, out.lab_indices, out.lab_values = _cat_csr(
             [(r.lab_indptr, r.lab_indices, r.lab_values) for r in rows])
-    if rows[0].qids is not None:
-        out.qids = torch.cat([r.qids for r in rows])
-    if rows[0].weights is not None:
-        out.weights = torch.cat([r.weights for r in rows])
     return out
 
 
@@ -148,17 +148,11 @@ def split_rows(rows, bs):
     if nb == 0:
         return [], rows
     ip, ind, val = _split_csr(rows.indptr, rows.indices, rows.values, nb, bs)
-    cols = [ip, ind, val]
-    if rows.dense is not None:
-        cols.append(rows.dense[:nb * bs].view(nb, bs).unbind(0))
-    else:
-        cols.append([None] * nb)
-    if rows.lab_indptr is not None:
-        cols.extend(_split_csr(rows.lab_indptr, rows.lab_indices, rows.lab_values, nb, bs))
-    else:
-        cols.extend([[None] * nb] * 3)
-    for per_row in (rows.qids, rows.weights):
-        cols.append([None] * nb if per_row is None else per_row[:nb * bs].view(nb, bs).unbind(0))
+    lab = (_split_csr(rows.lab_indptr, rows.lab_indices, rows.lab_values, nb, bs)
+           if rows.lab_indptr is not None else [[None] * nb] * 3)
+    per_row = {name: [None] * nb if getattr(rows, name) is None
+               else getattr(rows, name)[:nb * bs].view(nb, bs).unbind(0) for name in _PER_ROW}
+    cols = [ip, ind, val, per_row["dense"], *lab, per_row["qids"], per_row["weights"]]
     batches = [Rows(*parts) for parts in zip(*cols)]
     return batches, rows.slice(nb * bs, rows.n)
 

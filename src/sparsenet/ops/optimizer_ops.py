@@ -85,7 +85,11 @@ _CHUNK_BYTES_PER_THREAD = 1 << 18
 
 
 def chunk_bytes():
-    """Bytes of rows per kernel chunk: 256 KiB per torch thread (see :func:`row_chunks`)."""
+    """Bytes of rows per kernel chunk: 256 KiB per torch thread (see :func:`row_chunks`).
+
+    >>> chunk_bytes() == 256 * 1024 * torch.get_num_threads()
+    True
+    """
     return _CHUNK_BYTES_PER_THREAD * torch.get_num_threads()
 
 

@@ -1,7 +1,6 @@
 """Adam (``mx.optimizer.Adam``)."""
 import math
 
-from ..ndarray.creation import zeros
 from ..ops.optimizer_ops_adaptive import adam_update
 from . import moments
 from .optimizer import Optimizer, register
@@ -60,9 +59,7 @@ class Adam(Optimizer):
         self.epsilon = epsilon
 
     def create_state(self, index, weight):
-        stype = weight.stype if self.lazy_update else "default"
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype))
+        return self._zero_state(weight), self._zero_state(weight)
 
     def _update_impl(self, index, weight, grad, state):
         lr, wd, t = self._count(index)

@@ -1,7 +1,6 @@
 """AdamW: Adam with decoupled weight decay (``mx.optimizer.AdamW``)."""
 import math
 
-from ..ndarray.creation import zeros
 from ..ops.optimizer_ops_adaptive import adamw_update
 from . import moments
 from .optimizer import Optimizer, register
@@ -53,9 +52,7 @@ class AdamW(Optimizer):
         self.correct_bias = correct_bias
 
     def create_state(self, index, weight):
-        stype = weight.stype if self.lazy_update else "default"
-        return (zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype),
-                zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype))
+        return self._zero_state(weight), self._zero_state(weight)
 
     def _update_impl(self, index, weight, grad, state):
         lr, wd, t = self._count(index)

@@ -1,7 +1,6 @@
 """LARS: SGD with layer-wise adaptive learning rates (``mx.optimizer.LARS``)."""
 import torch
 
-from ..ndarray.creation import zeros
 from ..ndarray.stype import ROW_SPARSE
 from ..ops.optimizer_ops import full_rows, sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
@@ -76,8 +75,7 @@ class LARS(Optimizer):
     def create_state(self, index, weight):
         if self.momentum == 0.0:
             return None
-        stype = weight.stype if self.lazy_update else "default"
-        return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
+        return self._zero_state(weight)
 
     def _mp_state(self, master, inner):
         return (inner, master)

@@ -34,6 +34,7 @@ import weakref
 import numpy as np
 import torch
 
+from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
 from ..ops.optimizer_ops import full_rows
@@ -261,6 +262,17 @@ class Optimizer:
     def create_state(self, index, weight):
         """Create the auxiliary state (momentum, moments...) of one weight; None by default."""
         return
+
+    def _zero_state(self, weight):
+        """A zero state like ``weight``: its storage type for lazy updates, dense otherwise.
+
+        >>> import sparsenet as mx
+        >>> w = mx.nd.zeros((3, 2)).tostype('row_sparse')
+        >>> mx.optimizer.Adam(lazy_update=False)._zero_state(w).stype
+        'default'
+        """
+        stype = weight.stype if self.lazy_update else "default"
+        return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
 
     def create_state_multi_precision(self, index, weight):
         """Like :meth:`create_state`, adding a float32 master copy for float16 weights.

@@ -1,7 +1,6 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
 import torch
 
-from ..ndarray.creation import zeros
 from ..ops.optimizer_ops import row_chunks, sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
@@ -57,8 +56,7 @@ class SGD(Optimizer):
     def create_state(self, index, weight):
         if self.momentum == 0.0:
             return None
-        stype = weight.stype if self.lazy_update else "default"
-        return zeros(weight.shape, weight.context, dtype=weight.dtype, stype=stype)
+        return self._zero_state(weight)
 
     def _mp_state(self, master, inner):
         return (inner, master)
@@ -126,15 +124,10 @@ class SGD(Optimizer):
 
     def _lazy_add(self, w, g, lr):
         """``w[rows] -= lr * rescale_grad * g.data`` (sgd_update's lazy kernel, inlined)."""
-        data, idx = g._data, g._indices
         with torch.no_grad():
-            parts = row_chunks(idx.numel(), w)
-            if len(parts) == 1:  # the common case: no slicing
-                w.index_add_(0, idx, (data * self.rescale_grad).mul_(-lr))
-                return
-            for part in parts:
-                step = (data[part] * self.rescale_grad).mul_(-lr)
-                w.index_add_(0, idx[part], step)
+            for part in row_chunks(g._indices.numel(), w):
+                step = (g._data[part] * self.rescale_grad).mul_(-lr)
+                w.index_add_(0, g._indices[part], step)
 
     def _fused(self, weight, grad, state, step, lazy):
         if state is None:
