@@ -1,10 +1,11 @@
-"""Build the optional native LibSVM parsing kernel (metadata lives in pyproject.toml).
+"""Build the optional native kernels (metadata lives in pyproject.toml).
 
-``pip install -e .`` compiles ``sparsenet.io._libsvm_native``; inside a source
-checkout ``python setup.py build_ext --inplace`` does the same. Without a C
-compiler the build skips the extension (``optional=True``) and sparsenet.io
-parses with its pure-Python reference kernel, which gives the same results and
-errors, only slower.
+``pip install -e .`` compiles ``sparsenet.io._libsvm_native`` (the LibSVM parser)
+and ``sparsenet.ops._rows_native`` (fused lazy optimizer steps on CPU); inside a
+source checkout ``python setup.py build_ext --inplace`` does the same. Without a
+C compiler the build skips them (``optional=True``): sparsenet.io parses with its
+pure-Python reference kernel and the optimizers use their torch index-op kernels,
+with the same results and errors, only slower.
 """
 from setuptools import Extension, setup
 
@@ -18,6 +19,15 @@ setup(
             include_dirs=["src/sparsenet/io"],
             extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-parameter"],
             optional=True,
-        )
+        ),
+        Extension(
+            "sparsenet.ops._rows_native",
+            sources=["src/sparsenet/ops/_rows_native.c"],
+            # no fused multiply-adds: every build (and CPU) gives the same bits
+            extra_compile_args=["-O3", "-std=gnu11", "-fno-math-errno", "-ffp-contract=off",
+                                "-fopenmp", "-Wall", "-Wno-unused-parameter"],
+            extra_link_args=["-fopenmp"],
+            optional=True,
+        ),
     ]
 )

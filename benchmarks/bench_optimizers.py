@@ -79,8 +79,9 @@ def make_grads(rows, seed):
     return out
 
 
-def sparsenet_steps(weight, grads):
-    """Lazy steps through the optimizer classes (and the exact mode, for information)."""
+def sparsenet_steps(w, grads):
+    """Lazy steps through the optimizer classes (and the exact mode, for information) on
+    sparsenet's weight ``w``."""
     nd_grads = [mx.nd.sparse.row_sparse_array((v, i), shape=(ROWS_TOTAL, DIM)) for i, v in grads]
     steps = {}
     for label, name, kwargs in [
@@ -91,7 +92,6 @@ def sparsenet_steps(weight, grads):
         for lazy in (True, "exact"):
             if lazy == "exact" and label in ("SGD", "AdaGrad"):
                 continue  # without weight decay a skipped step is the identity: same as lazy
-            w = mx.nd.from_torch(weight)
             opt = mx.optimizer.create(name, lazy_update=lazy, **kwargs)
             state = opt.create_state(0, w)
             tag = "lazy" if lazy is True else "lazy_update='exact'"
@@ -294,9 +294,13 @@ def main(argv=None):
           f"float32, {ROTATE} rotating gradients, median of {args.repeat}; measured copy "
           f"bandwidth {bandwidth:.1f} GB/s\n")
     weight = torch.randn(ROWS_TOTAL, DIM)
+    # sparsenet's copy, allocated as a Gluon Parameter's or mx.nd.zeros' (on huge pages
+    # where the system offers them); the peers use the torch tensor
+    sn_weight = mx.nd.zeros((ROWS_TOTAL, DIM))
+    sn_weight[:] = mx.nd.from_torch(weight)
     for rows in args.rows:
         grads = make_grads(rows, seed=rows)
-        steps = {**sparsenet_steps(weight, grads), **torch_steps(weight, grads),
+        steps = {**sparsenet_steps(sn_weight, grads), **torch_steps(weight, grads),
                  **floor_steps(weight, grads)}
         external = MXNetSteps(args.mxnet_python, rows, args.threads) if args.mxnet_python \
             else None

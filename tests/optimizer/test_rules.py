@@ -19,8 +19,18 @@ from optim_helpers import (
 )
 
 import sparsenet as mx
+from sparsenet.ops import native_rows
 
 LR, WD, RESCALE, CLIP = 0.1, 0.1, 1.5, 0.7
+
+
+@pytest.fixture(autouse=True, params=["native", "torch"])
+def kernels(request, monkeypatch):
+    """Every rule runs on the native row kernels (where built) and on the torch index ops."""
+    if request.param == "native" and not native_rows.available():
+        pytest.skip("native row kernels not built")
+    monkeypatch.setattr(native_rows, "ENABLED", request.param == "native")
+    return request.param
 
 
 def ref_nag(momentum):

@@ -18,6 +18,7 @@ import torch
 
 from ..base import mx_real_t, torch_dtype
 from ..context import as_context
+from . import memory
 from .csr import CSRNDArray
 from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
@@ -150,7 +151,7 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
-    return NDArray(torch.zeros(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
+    return NDArray(memory.zeros(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
@@ -160,7 +161,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.ones((2,)).asnumpy()
     array([1., 1.], dtype=float32)
     """
-    return NDArray(torch.ones(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
+    return NDArray(memory.full(_shape(shape), 1, dtype=torch_dtype(dtype), device=_device(ctx)))
 
 
 def full(shape, val, ctx=None, dtype=None, **kwargs):
@@ -170,7 +171,7 @@ def full(shape, val, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.full((2,), 7).asnumpy()
     array([7., 7.], dtype=float32)
     """
-    return NDArray(torch.full(_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx)))
+    return NDArray(memory.full(_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx)))
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -182,7 +183,7 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
-    return NDArray(torch.empty(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
+    return NDArray(memory.empty(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):

@@ -39,6 +39,7 @@ import torch
 
 from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
+from .native_rows import lazy_step
 from .registry import DEFAULT, ROW_SPARSE, Operator, _check_devices, rule
 
 __all__ = ["UpdateOperator", "update_op", "full_rows", "chunk_bytes", "row_chunks", "dense_rows",
@@ -285,14 +286,18 @@ def update_op(num_states=0, name=None, lazy=None):
 # ---------------------------------------------------------------------- SGD
 def _sgd_lazy_add(weight, grad, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
                   lazy_update=True):
-    """Lazy SGD without weight decay: one ``index_add_`` (no gather)."""
+    """Lazy SGD: the native kernel (:mod:`~sparsenet.ops.native_rows`) on CPU; else one
+    ``index_add_`` (no gather) without weight decay, the generic row kernel with it."""
+    _check_shapes(weight, grad, "sgd_update")
+    w = full_rows(weight, "sgd_update", "weight")
+    lr = need_lr(lr, "sgd_update")
+    if lazy_step("sgd", w, (), grad._data, grad._indices, lr=lr, wd=wd,
+                 rescale_grad=rescale_grad, clip_gradient=clip_gradient):
+        return weight
     if wd:
         return lazy_rows(sgd_update, weight, grad, (), dict(
             lr=lr, wd=wd, rescale_grad=rescale_grad, clip_gradient=clip_gradient,
             lazy_update=lazy_update))
-    _check_shapes(weight, grad, "sgd_update")
-    w = full_rows(weight, "sgd_update", "weight")
-    lr = need_lr(lr, "sgd_update")
     for part in row_chunks(grad._indices.numel(), w):
         # scale a cache-sized chunk, then a plain index_add_ (index_add_ with alpha != 1, and
         # torch's dense += sparse, are slower on CPU)
@@ -334,11 +339,15 @@ def scaled_grad_alpha(grad, rescale_grad, clip_gradient):
 
 def _sgd_mom_lazy(weight, grad, mom, lr=None, momentum=0.0, wd=0.0, rescale_grad=1.0,
                   clip_gradient=-1.0, lazy_update=True):
-    """Lazy SGD with momentum: gather the momentum rows, ``index_add_`` them to the weight."""
+    """Lazy SGD with momentum: the native kernel on CPU; else gather the momentum rows and
+    ``index_add_`` them to the weight."""
     _check_shapes(weight, grad, "sgd_mom_update")
     w = full_rows(weight, "sgd_mom_update", "weight")
     m = full_rows(mom, "sgd_mom_update")
     lr = need_lr(lr, "sgd_mom_update")
+    if lazy_step("sgd_mom", w, (m,), grad._data, grad._indices, lr=lr, wd=wd,
+                 rescale_grad=rescale_grad, clip_gradient=clip_gradient, a=momentum):
+        return weight
     for part in row_chunks(grad._indices.numel(), w):
         idx = grad._indices[part]
         rows = m.index_select(0, idx).mul_(momentum)

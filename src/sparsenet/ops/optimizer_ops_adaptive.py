@@ -16,6 +16,7 @@ import torch
 
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
+from .native_rows import lazy_step
 from .optimizer_ops import (
     UpdateOperator,
     _check_shapes,
@@ -56,11 +57,16 @@ def _moments(mean, var, g, beta1, beta2):
 # ---------------------------------------------------------------------- Adam family
 def _adam_lazy(weight, grad, mean, var, lr=None, beta1=0.9, beta2=0.999, epsilon=1e-8, wd=0.0,
                rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True):
-    """Lazy Adam: gather the moment rows, ``index_add_`` the step to the weight rows."""
+    """Lazy Adam: the native kernel on CPU; else gather the moment rows and ``index_add_``
+    the step to the weight rows."""
     _check_shapes(weight, grad, "adam_update")
     w = full_rows(weight, "adam_update", "weight")
     m, v = full_rows(mean, "adam_update"), full_rows(var, "adam_update")
     lr = need_lr(lr, "adam_update")
+    if lazy_step("adam", w, (m, v), grad._data, grad._indices, lr=lr, wd=wd,
+                 rescale_grad=rescale_grad, clip_gradient=clip_gradient, a=beta1, b=beta2,
+                 epsilon=epsilon):
+        return weight
     for part in row_chunks(grad._indices.numel(), w):
         idx, g = grad._indices[part], grad._data[part]
         if wd or rescale_grad != 1.0 or (clip_gradient is not None and clip_gradient >= 0):
@@ -193,11 +199,15 @@ def nadam_update(weight, grad, mean, var, *, lr=None, beta1=0.9, beta2=0.999, ep
 # ---------------------------------------------------------------------- AdaGrad family
 def _adagrad_lazy(weight, grad, history, lr=None, epsilon=1e-7, wd=0.0, rescale_grad=1.0,
                   clip_gradient=-1.0, lazy_update=True):
-    """Lazy AdaGrad: gather the history rows, ``index_add_`` the step to the weight rows."""
+    """Lazy AdaGrad: the native kernel on CPU; else gather the history rows and
+    ``index_add_`` the step to the weight rows."""
     _check_shapes(weight, grad, "adagrad_update")
     w = full_rows(weight, "adagrad_update", "weight")
     h = full_rows(history, "adagrad_update")
     lr = need_lr(lr, "adagrad_update")
+    if lazy_step("adagrad", w, (h,), grad._data, grad._indices, lr=lr, wd=wd,
+                 rescale_grad=rescale_grad, clip_gradient=clip_gradient, epsilon=epsilon):
+        return weight
     for part in row_chunks(grad._indices.numel(), w):
         idx = grad._indices[part]
         g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)

@@ -1,6 +1,7 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
 import torch
 
+from ..ops.native_rows import lazy_step
 from ..ops.optimizer_ops import row_chunks, sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
@@ -124,6 +125,8 @@ class SGD(Optimizer):
 
     def _lazy_add(self, w, g, lr):
         """``w[rows] -= lr * rescale_grad * g.data`` (sgd_update's lazy kernel, inlined)."""
+        if lazy_step("sgd", w, (), g._data, g._indices, lr=lr, rescale_grad=self.rescale_grad):
+            return
         with torch.no_grad():
             for part in row_chunks(g._indices.numel(), w):
                 step = (g._data[part] * self.rescale_grad).mul_(-lr)

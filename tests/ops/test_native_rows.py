@@ -1,0 +1,171 @@
+"""The native lazy-step kernels (sparsenet.ops._rows_native) against the torch index-op kernels
+they replace on CPU: same values on random shapes, rows and parameters; untouched rows unchanged;
+the same bits on any number of threads; bad rows refused before anything is written."""
+import multiprocessing
+import sys
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import sparsenet as mx
+from sparsenet.ops import native_rows
+
+pytestmark = pytest.mark.skipif(not native_rows.available(),
+                                reason="native row kernels not built")
+
+# kernel -> (operator, number of states, extra parameters)
+KERNELS = {
+    "sgd": (mx.nd.sgd_update, 0, {}),
+    "sgd_mom": (mx.nd.sgd_mom_update, 1, {"momentum": 0.9}),
+    "adam": (mx.nd.adam_update, 2, {"beta1": 0.8, "beta2": 0.95, "epsilon": 1e-6}),
+    "adagrad": (mx.nd.sparse.adagrad_update, 1, {"epsilon": 1e-7}),
+}
+
+
+def run_op(kernel, native, w0, states0, rows, grad_rows, params, monkeypatch):
+    op, _, extra = KERNELS[kernel]
+    monkeypatch.setattr(native_rows, "ENABLED", native)
+    w = mx.nd.array(w0, dtype=w0.dtype)
+    states = [mx.nd.array(s, dtype=s.dtype) for s in states0]
+    g = mx.nd.sparse.row_sparse_array((grad_rows, rows), shape=w0.shape, dtype=w0.dtype)
+    op(w, g, *states, out=w, lazy_update=True, **params, **extra)
+    return w.asnumpy(), [s.asnumpy() for s in states]
+
+
+@settings(max_examples=60, deadline=None)
+@given(kernel=st.sampled_from(sorted(KERNELS)), f64=st.booleans(),
+       nrows=st.integers(1, 40), tail=st.sampled_from([(), (1,), (5,), (2, 3)]),
+       data=st.data(), wd=st.sampled_from([0.0, 0.1]), rescale=st.sampled_from([1.0, 1.5]),
+       clip=st.sampled_from([-1.0, 0.7]))
+def test_native_equals_torch_kernel(kernel, f64, nrows, tail, data, wd, rescale, clip):
+    dtype = np.float64 if f64 else np.float32
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, nrows - 1)))), dtype=np.int64)
+    rng = np.random.default_rng(nrows * 7 + len(rows))
+    shape = (nrows,) + tail
+    w0 = rng.standard_normal(shape).astype(dtype)
+    states0 = [np.abs(rng.standard_normal(shape)).astype(dtype)
+               for _ in range(KERNELS[kernel][1])]
+    grad_rows = rng.standard_normal((len(rows),) + tail).astype(dtype)
+    params = dict(lr=0.1, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    with pytest.MonkeyPatch.context() as mp:
+        got = run_op(kernel, True, w0, states0, rows, grad_rows, params, mp)
+        ref = run_op(kernel, False, w0, states0, rows, grad_rows, params, mp)
+    tol = dict(rtol=1e-12, atol=1e-14) if f64 else dict(rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got[0], ref[0], **tol, err_msg="weight")
+    for a, b in zip(got[1], ref[1]):
+        np.testing.assert_allclose(a, b, **tol, err_msg="state")
+    untouched = np.setdiff1d(np.arange(nrows), rows)
+    assert np.array_equal(got[0][untouched], w0[untouched])
+    for s, s0 in zip(got[1], states0):
+        assert np.array_equal(s[untouched], s0[untouched])
+
+
+def test_native_matches_hand_computed_adam():
+    w = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    m, v = torch.zeros(3, 2), torch.zeros(3, 2)
+    g = torch.tensor([[0.5, -1.0]])
+    assert native_rows.lazy_step("adam", w, (m, v), g, torch.tensor([1]), lr=0.1, a=0.9, b=0.99,
+                                 epsilon=0.0)
+    # m = 0.1 g, v = 0.01 g^2, step = lr * m / sqrt(v) = 0.1 * sign(g)
+    np.testing.assert_allclose(w.numpy(), [[1, 2], [2.9, 4.1], [5, 6]], rtol=1e-6)
+    np.testing.assert_allclose(m.numpy()[1], [0.05, -0.1], rtol=1e-6)
+    np.testing.assert_allclose(v.numpy()[1], [0.0025, 0.01], rtol=1e-5)
+
+
+@pytest.mark.parametrize("kernel", sorted(KERNELS))
+def test_same_bits_on_any_thread_count(kernel):
+    _, nstates, extra = KERNELS[kernel]
+    a, b = {"sgd_mom": (0.9, 0.0), "adam": (0.9, 0.999)}.get(kernel, (0.0, 0.0))
+    gen = torch.Generator().manual_seed(3)
+    w0 = torch.randn(20000, 64, generator=gen)
+    s0 = [torch.rand(20000, 64, generator=gen) for _ in range(nstates)]
+    rows = torch.randperm(20000, generator=gen)[:6000].sort().values
+    g = torch.randn(6000, 64, generator=gen)
+    results = []
+    old = torch.get_num_threads()
+    try:
+        for threads in (1, 2, 3, 4):
+            torch.set_num_threads(threads)
+            w, s = w0.clone(), [x.clone() for x in s0]
+            assert native_rows.lazy_step(kernel, w, tuple(s), g, rows, lr=0.05, wd=0.01,
+                                         a=a, b=b, epsilon=extra.get("epsilon", 0.0))
+            results.append([w] + s)
+    finally:
+        torch.set_num_threads(old)
+    for other in results[1:]:
+        for x, y in zip(results[0], other):
+            assert torch.equal(x, y)
+
+
+@pytest.mark.parametrize("bad", [-1, 5])
+def test_out_of_range_row_raises_and_writes_nothing(bad):
+    w = torch.ones(5, 2)
+    with pytest.raises(IndexError, match=rf"row index {bad} at position 1 of the gradient is "
+                                         r"out of range for a weight with 5 rows"):
+        native_rows.lazy_step("sgd", w, (), torch.ones(2, 2), torch.tensor([0, bad]), lr=1.0)
+    assert torch.equal(w, torch.ones(5, 2))
+
+
+@pytest.mark.parametrize("rows", [[2, 0], [1, 1]])
+def test_rows_not_increasing_fall_back_untouched(rows):
+    w = torch.ones(4, 2)
+    assert not native_rows.lazy_step("sgd", w, (), torch.ones(2, 2), torch.tensor(rows), lr=1.0)
+    assert torch.equal(w, torch.ones(4, 2))
+
+
+def test_unsupported_tensors_fall_back():
+    rows, g = torch.tensor([0, 2]), torch.ones(2, 3)
+    cases = [
+        (torch.ones(4, 3, dtype=torch.float16), (), g.half()),  # dtype
+        (torch.ones(3, 4).t(), (), g),                          # not contiguous
+        (torch.ones(4, 3), (), g.double()),                     # mixed dtypes
+        (torch.ones(4, 3), (), torch.ones(2, 4)),               # gradient rows of another shape
+    ]
+    for w, states, grad in cases:
+        before = w.clone()
+        assert not native_rows.lazy_step("sgd", w, states, grad, rows, lr=1.0)
+        assert torch.equal(w, before)
+    assert not native_rows.lazy_step("sgd", torch.ones(4, 3), (), g, rows.int(), lr=1.0)
+    assert not native_rows.lazy_step("sgd_mom", torch.ones(4, 3), (torch.ones(5, 3),), g, rows,
+                                     lr=1.0, a=0.9)
+
+
+def test_disabled_uses_torch_kernel(monkeypatch):
+    monkeypatch.setattr(native_rows, "ENABLED", False)
+    w = torch.ones(3, 1)
+    assert not native_rows.lazy_step("sgd", w, (), torch.ones(1, 1), torch.tensor([1]), lr=1.0)
+    out = mx.nd.sgd_update(mx.nd.ones((3, 1)), mx.nd.sparse.row_sparse_array(
+        ([[1.0]], [1]), shape=(3, 1)), lr=0.5)
+    assert out.asnumpy().ravel().tolist() == [1.0, 0.5, 1.0]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_tensors_use_torch_kernels():
+    w = torch.ones(4, 2, device="cuda")
+    assert not native_rows.lazy_step("sgd", w, (), torch.ones(1, 2, device="cuda"),
+                                     torch.tensor([1], device="cuda"), lr=1.0)
+
+
+def _child_step(_):
+    w = torch.from_numpy(np.zeros((30000, 32), dtype=np.float32))
+    rows = torch.from_numpy(np.arange(0, 30000, 2))
+    native_rows.lazy_step("sgd", w, (), torch.from_numpy(np.ones((15000, 32), np.float32)),
+                          rows, lr=1.0)
+    return float(w[0, 0]), float(w[1, 0])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="fork start method")
+def test_forked_child_runs_kernels():
+    old = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        _child_step(0)  # the parent's thread team exists before the fork
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            res = pool.map_async(_child_step, range(2))
+            assert res.get(timeout=60) == [(-1.0, 0.0), (-1.0, 0.0)]
+    finally:
+        torch.set_num_threads(old)
