@@ -54,8 +54,10 @@ class _Lazy:
         from .ndarray.ndarray import NDArray
         from .ndarray.row_sparse import RowSparseNDArray
         from .ops.arithmetic import add_into
+        from .ops.native_rows import coalesce_rows
         self.__dict__.update(NDArray=NDArray, RowSparseNDArray=RowSparseNDArray,
-                             cast_storage=cast_storage, add_into=add_into)
+                             cast_storage=cast_storage, add_into=add_into,
+                             coalesce_rows=coalesce_rows)
         try:
             return self.__dict__[name]
         except KeyError:
@@ -464,6 +466,10 @@ def _store_dense(buf, g, add, owned=False):
 
 def _rsp_from_coo(g, shape):
     RowSparseNDArray = _lazy.RowSparseNDArray
+    if g.sparse_dim() == 1 and not g.is_coalesced():
+        rows = _lazy.coalesce_rows(g._indices()[0], g._values())  # None: torch's coalesce
+        if rows is not None:
+            return RowSparseNDArray._from_parts(rows[1], rows[0], tuple(shape))
     g = g.coalesce()
     if g.sparse_dim() == 1:
         return RowSparseNDArray._from_parts(g.values(), g.indices()[0], tuple(shape))
@@ -569,6 +575,10 @@ def head_grad_tensor(head, head_grad):
     return g.index_select(0, head._indices)
 
 
+# torch's engine entry behind torch.autograd.backward (after its argument checks), if present
+_run_engine = getattr(getattr(torch.autograd, "graph", None), "_engine_run_backward", None)
+
+
 def _run(outs, grads, inputs, **kwargs):
     return torch.autograd.grad(outs, inputs, grads, allow_unused=True, **kwargs)
 
@@ -600,7 +610,12 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     """
     outs, grads = _head_tensors(heads, head_grads)
     # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
-    torch.autograd.backward(outs, grads, retain_graph=retain_graph)
+    if head_grads is None and _run_engine is not None:
+        # head gradients made here match their heads: skip torch.autograd.backward's checks
+        _run_engine(tuple(outs), tuple(grads), bool(retain_graph), False, (),
+                    allow_unreachable=True, accumulate_grad=True)
+    else:
+        torch.autograd.backward(outs, grads, retain_graph=retain_graph)
     written = set()
     grad_mode = torch.is_grad_enabled()
     torch._C._set_grad_enabled(False)

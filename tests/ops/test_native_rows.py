@@ -169,3 +169,53 @@ def test_forked_child_runs_kernels():
             assert res.get(timeout=60) == [(-1.0, 0.0), (-1.0, 0.0)]
     finally:
         torch.set_num_threads(old)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 256), tail=st.sampled_from([(), (1,), (4,), (2, 3)]), f64=st.booleans(),
+       span=st.integers(1, 50))
+def test_coalesce_rows_equals_torch_coalesce(n, tail, f64, span):
+    dtype = torch.float64 if f64 else torch.float32
+    gen = torch.Generator().manual_seed(n * 31 + span)
+    rows = torch.randint(0, span, (n,), generator=gen)
+    values = torch.randn((n,) + tail, generator=gen, dtype=dtype)
+    got = native_rows.coalesce_rows(rows, values)
+    ref = torch.sparse_coo_tensor(rows[None], values, (span,) + tail,
+                                  check_invariants=True).coalesce()
+    assert torch.equal(got[0], ref.indices()[0])
+    tol = dict(rtol=1e-12, atol=1e-12) if f64 else dict(rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[1].numpy(), ref.values().numpy(), **tol)
+
+
+def test_coalesce_rows_sums_repeats_in_order():
+    rows = torch.tensor([7, 2, 7, 7, 0])
+    values = torch.tensor([[1e8], [1.0], [1.0], [-1e8], [3.0]])
+    ids, sums = native_rows.coalesce_rows(rows, values)
+    assert ids.tolist() == [0, 2, 7]
+    assert sums.ravel().tolist() == [3.0, 1.0, 0.0]  # (1e8 + 1) - 1e8 in float32, in order
+
+
+def test_coalesce_rows_declines_large_or_foreign_input():
+    assert native_rows.coalesce_rows(torch.zeros(257, dtype=torch.int64),
+                                     torch.zeros(257, 2)) is None
+    assert native_rows.coalesce_rows(torch.tensor([1, 0]), torch.ones(2, 2).half()) is None
+    assert native_rows.coalesce_rows(torch.tensor([1, 0]).int(), torch.ones(2, 2)) is None
+
+
+def test_sgd_dense_list_against_numpy():
+    rng = np.random.default_rng(5)
+    shapes = [(3,), (4, 5), (2, 2, 2)]
+    w0 = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    g = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    big = torch.ones(300, 300)  # over the small-array limit: left to the caller
+    ws = [torch.from_numpy(w.copy()) for w in w0] + [big]
+    rest = native_rows.sgd_dense(ws, [torch.from_numpy(x) for x in g] + [torch.ones(300, 300)],
+                                 lr=0.25, rescale_grad=0.5)
+    assert len(rest) == 1 and rest[0][0] is big
+    assert torch.equal(big, torch.ones(300, 300))
+    for w, a, b in zip(ws, w0, g):
+        np.testing.assert_allclose(w.numpy(), a - 0.25 * (0.5 * b), rtol=1e-6, atol=1e-7)
+    w64 = torch.ones(3, dtype=torch.float64)
+    assert not native_rows.sgd_dense([w64], [torch.full((3,), 2.0, dtype=torch.float64)],
+                                     lr=0.1, rescale_grad=1.0)
+    assert w64.tolist() == [0.8, 0.8, 0.8]

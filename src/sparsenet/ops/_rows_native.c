@@ -28,6 +28,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
@@ -296,6 +297,140 @@ ENTRY(sgd_mom, 2)
 ENTRY(adam, 3)
 ENTRY(adagrad, 2)
 
+/* ------------------------------------------------------------------ coalescing rows */
+
+typedef struct {
+    int64_t key, pos;
+} KeyPos;
+
+static int cmp_keypos(const void *a, const void *b)
+{
+    const KeyPos *x = (const KeyPos *)a, *y = (const KeyPos *)b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return x->pos < y->pos ? -1 : (x->pos > y->pos);
+}
+
+/* Stable sort of (key, pos) pairs: insertion sort for the few ids of a small batch. */
+static void sort_keypos(KeyPos *a, int64_t n)
+{
+    if (n > 64) {
+        qsort(a, (size_t)n, sizeof(KeyPos), cmp_keypos);
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        KeyPos x = a[i];
+        int64_t j = i - 1;
+        while (j >= 0 && a[j].key > x.key) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = x;
+    }
+}
+
+#define SUM_GROUPS(T)                                                           \
+    do {                                                                        \
+        const T *v = (const T *)(uintptr_t)vals;                                \
+        T *o = (T *)(uintptr_t)out_vals;                                        \
+        int64_t m = -1;                                                         \
+        for (int64_t i = 0; i < n; i++) {                                       \
+            const T *src = v + order[i].pos * cols;                             \
+            if (m < 0 || order[i].key != oi[m]) {                               \
+                oi[++m] = order[i].key;                                         \
+                memcpy(o + m * cols, src, (size_t)cols * sizeof(T));            \
+            } else {                                                            \
+                T *dst = o + m * cols;                                          \
+                for (int64_t j = 0; j < cols; j++)                              \
+                    dst[j] = dst[j] + src[j];                                   \
+            }                                                                   \
+        }                                                                       \
+        groups = m + 1;                                                         \
+    } while (0)
+
+/* coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> number of distinct rows.
+ * Sorts the row ids (stably: repeats are summed in their original order) and sums the rows
+ * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows. */
+static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
+{
+    unsigned long long idx, vals, out_idx, out_vals;
+    long long n, cols;
+    int is_f64;
+    if (!PyArg_ParseTuple(args, "KKLLpKK", &idx, &vals, &n, &cols, &is_f64, &out_idx,
+                          &out_vals))
+        return NULL;
+    if (n < 0 || cols < 0) {
+        PyErr_SetString(PyExc_ValueError, "negative size");
+        return NULL;
+    }
+    if (n == 0)
+        return PyLong_FromLong(0);
+    KeyPos small[256];
+    KeyPos *order = n <= 256 ? small : (KeyPos *)malloc((size_t)n * sizeof(KeyPos));
+    if (!order)
+        return PyErr_NoMemory();
+    const int64_t *ids = (const int64_t *)(uintptr_t)idx;
+    int64_t *oi = (int64_t *)(uintptr_t)out_idx;
+    int64_t groups = 0;
+    for (int64_t i = 0; i < n; i++) {
+        order[i].key = ids[i];
+        order[i].pos = i;
+    }
+    sort_keypos(order, n);
+    if (is_f64)
+        SUM_GROUPS(double);
+    else
+        SUM_GROUPS(float);
+    if (order != small)
+        free(order);
+    return PyLong_FromLongLong(groups);
+}
+
+/* ------------------------------------------------------------------ small dense weights */
+
+#define DENSE_SGD(T)                                                            \
+    do {                                                                        \
+        T *w = (T *)(uintptr_t)wp;                                              \
+        const T *g = (const T *)(uintptr_t)gp;                                  \
+        const T scale = (T)rescale, nlr = (T)(-lr);                             \
+        for (long long j = 0; j < n; j++)                                       \
+            w[j] = w[j] + (g[j] * scale) * nlr;                                 \
+    } while (0)
+
+/* sgd_dense(weights, grads, sizes, lr, rescale, is_f64): w = w + (g*rescale)*(-lr) for each
+ * (weight, gradient) pair of data pointers, in one call: the plain SGD step of the small
+ * dense parameters of a network (biases, small layers). */
+static PyObject *py_sgd_dense(PyObject *self, PyObject *args)
+{
+    PyObject *ws, *gs, *ns;
+    double lr, rescale;
+    int is_f64;
+    if (!PyArg_ParseTuple(args, "O!O!O!ddp", &PyTuple_Type, &ws, &PyTuple_Type, &gs,
+                          &PyTuple_Type, &ns, &lr, &rescale, &is_f64))
+        return NULL;
+    Py_ssize_t k = PyTuple_GET_SIZE(ws);
+    if (PyTuple_GET_SIZE(gs) != k || PyTuple_GET_SIZE(ns) != k) {
+        PyErr_SetString(PyExc_ValueError, "sgd_dense: weights, grads and sizes differ in length");
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < k; i++) {
+        unsigned long long wp = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(ws, i));
+        unsigned long long gp = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(gs, i));
+        long long n = PyLong_AsLongLong(PyTuple_GET_ITEM(ns, i));
+        if (PyErr_Occurred())
+            return NULL;
+        if (!wp || !gp || n < 0) {
+            PyErr_SetString(PyExc_ValueError, "sgd_dense: null pointer or negative size");
+            return NULL;
+        }
+        if (is_f64)
+            DENSE_SGD(double);
+        else
+            DENSE_SGD(float);
+    }
+    Py_RETURN_NONE;
+}
+
 static const char kernel_doc[] =
     "(w, s1, s2, g, idx, n, cols, nrows, is_f64, threads, lr, wd, rescale, clip, a, b, eps)"
     " -> 0 done, 1 indices not strictly increasing (nothing written)";
@@ -305,6 +440,10 @@ static PyMethodDef methods[] = {
     {"sgd_mom", py_sgd_mom, METH_VARARGS, kernel_doc},
     {"adam", py_adam, METH_VARARGS, kernel_doc},
     {"adagrad", py_adagrad, METH_VARARGS, kernel_doc},
+    {"coalesce_rows", py_coalesce_rows, METH_VARARGS,
+     "coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> distinct rows"},
+    {"sgd_dense", py_sgd_dense, METH_VARARGS,
+     "sgd_dense(weights, grads, sizes, lr, rescale, is_f64): plain SGD on small dense arrays"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rows_native",

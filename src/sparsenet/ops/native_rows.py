@@ -11,8 +11,11 @@ BENCHMARKS.md for the measured difference.
 :func:`lazy_step` runs a kernel when it applies (CPU, float32 or float64,
 contiguous tensors of one dtype, strictly increasing row indices) and returns
 False otherwise, so that the caller runs its torch kernel, which also serves
-CUDA tensors. Set ``SPARSENET_NATIVE_ROWS=0`` (or :data:`ENABLED` to False) to
-use the torch kernels everywhere.
+CUDA tensors. Two helpers of the training step use the same module:
+:func:`sgd_dense` (plain SGD on the small dense parameters of a network in one
+call) and :func:`coalesce_rows` (the row_sparse form of a small batch's row
+gradient). Set ``SPARSENET_NATIVE_ROWS=0`` (or :data:`ENABLED` to False) to use
+the torch kernels everywhere.
 
 >>> import torch
 >>> w = torch.ones(4, 2); g = torch.full((2, 2), 2.0); rows = torch.tensor([1, 3])
@@ -31,11 +34,13 @@ try:
 except ImportError:  # built without a C compiler: the torch kernels do the work
     _native = None
 
-__all__ = ["ENABLED", "available", "lazy_step"]
+__all__ = ["ENABLED", "available", "lazy_step", "sgd_dense", "coalesce_rows"]
 
 ENABLED = os.environ.get("SPARSENET_NATIVE_ROWS", "1") != "0"
 _NUM_ARRAYS = {"sgd": 1, "sgd_mom": 2, "adam": 3, "adagrad": 2}
 _DTYPES = (torch.float32, torch.float64)
+_COALESCE_MAX = 256  # more ids: torch's coalesce (measured faster beyond)
+_SMALL = 1 << 16  # elements: larger dense weights go to torch's multi-threaded kernels
 
 
 def available():
@@ -106,3 +111,65 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
         float(rescale_grad), clip, float(a), float(b), float(epsilon))
     return rc == 0
 
+
+
+def sgd_dense(weights, grads, lr, rescale_grad):
+    """Plain SGD, ``w = w + (rescale_grad * g) * (-lr)``, on the small dense CPU tensors of a
+    list in one native call; return the ``(weight, grad)`` pairs it did not take.
+
+    One call instead of two ``torch._foreach_*`` kernels for the biases and small
+    layers of a network, which take more time to dispatch than to compute. The
+    per-weight dense SGD rule (``sgd_update``) takes the same path for the same
+    tensors, so a list update and one update per weight give the same bits.
+
+    >>> ws, gs = [torch.ones(2), torch.ones(3)], [torch.ones(2), torch.full((3,), 2.0)]
+    >>> rest = sgd_dense(ws, gs, lr=0.5, rescale_grad=0.5)
+    >>> len(rest) == (0 if available() else 2)
+    True
+    """
+    if not ENABLED or _native is None:
+        return list(zip(weights, grads))
+    take, rest = [], []
+    for w, g in zip(weights, grads):
+        dtype = w.dtype
+        if (dtype in _DTYPES and g.dtype == dtype and w.is_cpu and g.is_cpu and w.shape == g.shape
+                and w.numel() <= _SMALL and w.is_contiguous() and g.is_contiguous()):
+            take.append((w, g))
+        else:
+            rest.append((w, g))
+    for f64 in (False, True):
+        group = [(w, g) for w, g in take if (w.dtype == torch.float64) == f64]
+        if group:
+            _native.sgd_dense(tuple(w.data_ptr() for w, _ in group),
+                              tuple(g.data_ptr() for _, g in group),
+                              tuple(w.numel() for w, _ in group), float(lr),
+                              float(rescale_grad), f64)
+    return rest
+
+
+def coalesce_rows(rows, values):
+    """Sorted distinct ``rows`` and, for each, the sum of its ``values`` rows; None where the
+    native kernel does not apply (then use torch's ``coalesce``).
+
+    The row gradient of ``embedding_bag`` (``dot(csr, W)``) has one row per stored
+    value of the batch, with repeats; a row_sparse gradient holds each row once, in
+    order. Repeats are summed in their original order. Only small batches take this
+    path (up to 256 ids), where torch's coalesce costs more in dispatch than in work.
+
+    >>> got = coalesce_rows(torch.tensor([4, 1, 4]), torch.tensor([[1.0], [2.0], [3.0]]))
+    >>> got is None or (got[0].tolist(), got[1].tolist()) == ([1, 4], [[2.0], [4.0]])
+    True
+    """
+    if not ENABLED or _native is None:
+        return None
+    n = rows.numel()
+    if (n > _COALESCE_MAX or rows.dtype != torch.int64 or not rows.is_cpu or values.dim() < 1
+            or values.dtype not in _DTYPES or not values.is_cpu or values.shape[0] != n
+            or not rows.is_contiguous() or not values.is_contiguous()):
+        return None
+    out_rows = torch.empty(n, dtype=torch.int64)
+    out_values = torch.empty(values.shape, dtype=values.dtype)
+    m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, math.prod(values.shape[1:]),
+                              values.dtype == torch.float64, out_rows.data_ptr(),
+                              out_values.data_ptr())
+    return (out_rows, out_values) if m == n else (out_rows[:m], out_values[:m])

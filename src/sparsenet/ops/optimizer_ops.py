@@ -39,7 +39,7 @@ import torch
 
 from ..base import SparsenetError, StorageTypeError
 from ..ndarray.row_sparse import RowSparseNDArray
-from .native_rows import lazy_step
+from .native_rows import lazy_step, sgd_dense
 from .registry import DEFAULT, ROW_SPARSE, Operator, _check_devices, rule
 
 __all__ = ["UpdateOperator", "update_op", "full_rows", "chunk_bytes", "row_chunks", "dense_rows",
@@ -322,6 +322,9 @@ def sgd_update(weight, grad, *, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient
     array([1.  , 0.89, 1.  ], dtype=float32)
     """
     lr = need_lr(lr, "sgd_update")
+    if (not wd and grad is not None and (clip_gradient is None or clip_gradient < 0)
+            and not sgd_dense((weight,), (grad,), lr, rescale_grad)):
+        return weight  # small CPU arrays: the native kernel, as SGD's list update uses
     if wd:
         weight.mul_(1.0 - lr * wd)
     if grad is not None:

@@ -1,7 +1,7 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
 import torch
 
-from ..ops.native_rows import lazy_step
+from ..ops.native_rows import lazy_step, sgd_dense
 from ..ops.optimizer_ops import row_chunks, sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
@@ -117,6 +117,11 @@ class SGD(Optimizer):
                 self._lazy_add(w._t, g, lr)
         with torch.no_grad():
             for (lr, wd), pairs in dense.items():
+                if not wd:
+                    pairs = sgd_dense([p[0] for p in pairs], [p[1] for p in pairs], lr,
+                                      self.rescale_grad)
+                    if not pairs:
+                        continue
                 ws, gs = [p[0] for p in pairs], [p[1] for p in pairs]
                 if wd:
                     torch._foreach_mul_(ws, 1.0 - lr * wd)
