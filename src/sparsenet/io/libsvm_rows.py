@@ -14,6 +14,8 @@ with the source; :func:`cat_rows` copies.
 import numpy as np
 import torch
 
+from ..ndarray import memory
+
 __all__ = ["Rows", "rows_from_parsed", "cat_rows", "split_rows", "Growable"]
 
 
@@ -157,6 +159,17 @@ def split_rows(rows, bs):
     return batches, rows.slice(nb * bs, rows.n)
 
 
+def _empty(n, dtype):
+    """An uninitialised 1-D numpy array, on huge pages when large (faulting in a whole-file
+    result page by page costs as much as parsing it)."""
+    dtype = np.dtype(dtype)
+    return memory.empty((n,), dtype=_TORCH_DTYPE[dtype]).numpy()
+
+
+_TORCH_DTYPE = {np.dtype(np.int64): torch.int64, np.dtype(np.float32): torch.float32,
+                np.dtype(np.float64): torch.float64, np.dtype(np.int32): torch.int32}
+
+
 class Growable:
     """A 1-D numpy-backed tensor that grows by appending (whole-file loads).
 
@@ -170,13 +183,13 @@ class Growable:
     """
 
     def __init__(self, dtype, capacity=1024):
-        self._buf = np.empty(max(int(capacity), 16), dtype=dtype)
+        self._buf = _empty(max(int(capacity), 16), dtype)
         self.n = 0
 
     def append(self, a):
         need = self.n + a.shape[0]
         if need > self._buf.shape[0]:
-            grown = np.empty(max(need, int(self._buf.shape[0] * 1.5)), dtype=self._buf.dtype)
+            grown = _empty(max(need, int(self._buf.shape[0] * 1.5)), self._buf.dtype)
             grown[:self.n] = self._buf[:self.n]
             self._buf = grown
         self._buf[self.n:need] = a
@@ -186,7 +199,7 @@ class Growable:
         """Append ``a + shift`` (indptr pieces)."""
         need = self.n + a.shape[0]
         if need > self._buf.shape[0]:
-            grown = np.empty(max(need, int(self._buf.shape[0] * 1.5)), dtype=self._buf.dtype)
+            grown = _empty(max(need, int(self._buf.shape[0] * 1.5)), self._buf.dtype)
             grown[:self.n] = self._buf[:self.n]
             self._buf = grown
         np.add(a, shift, out=self._buf[self.n:need])
