@@ -48,6 +48,9 @@ class AdaGrad(Optimizer):
         self._apply(weight, grad, state, {"lr": lr, "wd": wd})
 
     def _fused(self, weight, grad, state, step, lazy):
+        if self._native_lazy("adagrad", weight, grad, (state,), step, lazy,
+                             epsilon=self.float_stable_eps):
+            return
         adagrad_update(weight, grad, state, out=weight, epsilon=self.float_stable_eps,
                        **self._grad_kwargs(step, lazy))
 

@@ -69,6 +69,9 @@ class Adam(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         mean, var = state
+        if self._native_lazy("adam", weight, grad, state, step, lazy, a=self.beta1,
+                             b=self.beta2, epsilon=self.epsilon):
+            return
         adam_update(weight, grad, mean, var, out=weight, beta1=self.beta1, beta2=self.beta2,
                     epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
 

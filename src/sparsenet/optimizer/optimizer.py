@@ -36,7 +36,8 @@ import torch
 
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
-from ..ndarray.stype import ROW_SPARSE
+from ..ndarray.stype import DEFAULT, ROW_SPARSE
+from ..ops.native_rows import lazy_step
 from ..ops.optimizer_ops import full_rows
 from .exact import ClockTable, apply_linear
 
@@ -367,6 +368,22 @@ class Optimizer:
     def _fused(self, weight, grad, state, step, lazy):
         """Call the fused update operator(s) of this optimizer."""
         raise NotImplementedError
+
+    def _native_lazy(self, kernel, weight, grad, states, step, lazy, **params):
+        """Run the native lazy ``kernel`` (:mod:`~sparsenet.ops.native_rows`) straight from the
+        optimizer, without the update operator's dispatch; False where it does not apply (the
+        operator then runs, with its checks and its torch kernels)."""
+        if (lazy is not True or grad.stype != ROW_SPARSE or weight.stype != DEFAULT
+                or grad.shape != weight.shape):
+            return False
+        for s in states:
+            if s.stype != DEFAULT:
+                return False
+        clip = self.clip_gradient
+        return lazy_step(kernel, weight._t, tuple(s._t for s in states), grad._data,
+                         grad._indices, lr=step["lr"], wd=step["wd"],
+                         rescale_grad=self.rescale_grad,
+                         clip_gradient=-1.0 if clip is None else clip, **params)
 
     def _count(self, index):
         """Count the update; return ``(lr, wd, t)`` for parameter ``index``."""

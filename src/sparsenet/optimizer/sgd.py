@@ -138,6 +138,9 @@ class SGD(Optimizer):
                 w.index_add_(0, g._indices[part], step)
 
     def _fused(self, weight, grad, state, step, lazy):
+        if self._native_lazy("sgd" if state is None else "sgd_mom", weight, grad,
+                             () if state is None else (state,), step, lazy, a=self.momentum):
+            return
         if state is None:
             sgd_update(weight, grad, out=weight, **self._grad_kwargs(step, lazy))
         else:
