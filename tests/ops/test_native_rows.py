@@ -221,3 +221,23 @@ def test_sgd_dense_list_against_numpy():
     assert not native_rows.sgd_dense([w64], [torch.full((3,), 2.0, dtype=torch.float64)],
                                      lr=0.1, rescale_grad=1.0)
     assert w64.tolist() == [0.8, 0.8, 0.8]
+
+
+def test_native_writes_are_seen_by_autograd():
+    """A weight changed by a native kernel after being saved for backward makes backward raise,
+    as a torch in-place op would (the kernels bump the version counter)."""
+    w = torch.ones(4, 2, requires_grad=True)
+    x = torch.full((4, 2), 3.0, requires_grad=True)
+    y = (w * x).sum()  # saves w for x's gradient
+    with torch.no_grad():
+        before = w._version
+        assert native_rows.lazy_step("sgd", w, (), torch.ones(1, 2), torch.tensor([2]), lr=0.5)
+        assert w._version > before
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    b = torch.ones(3, requires_grad=True)
+    z = (b * b).sum()
+    with torch.no_grad():
+        assert native_rows.sgd_dense([b], [torch.ones(3)], lr=0.1, rescale_grad=1.0) == []
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()

@@ -29,6 +29,8 @@ import os
 
 import torch
 
+from torch.autograd.graph import increment_version
+
 try:
     from . import _rows_native as _native
 except ImportError:  # built without a C compiler: the torch kernels do the work
@@ -109,7 +111,10 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
         ptr[0], ptr[1], ptr[2], grad_rows.data_ptr(), rows.data_ptr(), n, math.prod(shape[1:]),
         shape[0], dtype == torch.float64, torch.get_num_threads(), float(lr), float(wd),
         float(rescale_grad), clip, float(a), float(b), float(epsilon))
-    return rc == 0
+    if rc:
+        return False
+    increment_version(tensors)  # written through raw pointers: tell autograd, as torch's ops do
+    return True
 
 
 
@@ -144,6 +149,8 @@ def sgd_dense(weights, grads, lr, rescale_grad):
                               tuple(g.data_ptr() for _, g in group),
                               tuple(w.numel() for w, _ in group), float(lr),
                               float(rescale_grad), f64)
+    if take:
+        increment_version([w for w, _ in take])
     return rest
 
 
