@@ -1,0 +1,68 @@
+"""Large CPU arrays are advised onto transparent huge pages before first use; values unchanged."""
+import sys
+
+import pytest
+import torch
+
+import sparsenet as mx
+from sparsenet.ndarray import memory
+
+HUGE = 2 << 20
+
+
+@pytest.fixture
+def advice(monkeypatch):
+    calls = []
+    monkeypatch.setattr(memory, "_MADVISE", lambda start, length, how: calls.append(
+        (start, length, how)) or 0)
+    return calls
+
+
+def test_large_array_is_advised_on_its_aligned_part(advice):
+    t = memory.empty((3 * 1024 * 1024 + 7,), dtype=torch.float32)  # about 12 MiB
+    assert len(advice) == 1
+    start, length, how = advice[0]
+    ptr, nbytes = t.data_ptr(), t.numel() * 4
+    assert how == 14  # MADV_HUGEPAGE
+    assert start % HUGE == 0 and length % HUGE == 0 and length > 0
+    assert ptr <= start and start + length <= ptr + nbytes
+    assert start - ptr < HUGE and ptr + nbytes - (start + length) < HUGE
+
+
+def test_small_array_is_not_advised(advice):
+    memory.empty((1000, 1000), dtype=torch.float32)  # 4 MB: under 4 MiB
+    mx.nd.zeros((10, 10))
+    assert advice == []
+
+
+def test_creators_go_through_the_advice(advice):
+    shape = (1024, 2048)  # 8 MiB of float32
+    z, o, f, e = (mx.nd.zeros(shape), mx.nd.ones(shape), mx.nd.full(shape, 2.5),
+                  mx.nd.empty(shape))
+    assert len(advice) == 4
+    assert torch.equal(z._t, torch.zeros(shape))
+    assert torch.equal(o._t, torch.ones(shape))
+    assert torch.equal(f._t, torch.full(shape, 2.5))
+    assert e.shape == shape
+    i = mx.nd.zeros(shape, dtype="int64")
+    assert i._t.dtype == torch.int64 and int(i._t.abs().sum()) == 0
+
+
+def test_switched_off_by_environment(monkeypatch):
+    monkeypatch.setenv("SPARSENET_HUGE_PAGES", "0")
+    assert memory._madvise() is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise is Linux's")
+def test_real_advice_is_harmless():
+    t = memory.zeros((1024, 1024, 4))  # 16 MiB through the real madvise
+    assert float(t.sum()) == 0.0
+    t.fill_(1.0)
+    assert float(t.sum()) == 1024 * 1024 * 4
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_arrays_are_not_advised(advice):
+    t = memory.zeros((1024, 4096), device="cuda")
+    assert advice == [] and t.is_cuda
