@@ -464,10 +464,11 @@ def _store_dense(buf, g, add, owned=False):
     _remember(buf, kind, index if prev is None else torch.cat([prev.index, index]))
 
 
-def _rsp_from_coo(g, shape):
+def _rsp_from_coo(g, shape, owned=False):
     RowSparseNDArray = _lazy.RowSparseNDArray
     if g.sparse_dim() == 1 and not g.is_coalesced():
-        rows = _lazy.coalesce_rows(g._indices()[0], g._values())  # None: torch's coalesce
+        # None: torch's coalesce; ``owned``: nobody else holds g, coalesce over its parts
+        rows = _lazy.coalesce_rows(g._indices()[0], g._values(), in_place=owned)
         if rows is not None:
             return RowSparseNDArray._from_parts(rows[1], rows[0], tuple(shape))
     g = g.coalesce()
@@ -480,8 +481,9 @@ def _rsp_from_coo(g, shape):
     return RowSparseNDArray._from_parts(data, rows, tuple(shape))
 
 
-def _grad_array(var, g):
-    """A torch gradient of ``var`` as an array of its gradient buffer's storage type."""
+def _grad_array(var, g, owned=False):
+    """A torch gradient of ``var`` as an array of its gradient buffer's storage type
+    (``owned``: nobody else holds ``g``, its parts may be reused)."""
     NDArray, cast_storage = _lazy.NDArray, _lazy.cast_storage
     buf = var._grad
     gstype = buf.stype if buf is not None else var.stype
@@ -496,7 +498,7 @@ def _grad_array(var, g):
         return out if gstype == var.stype else cast_storage(out, gstype)
     if g.is_sparse:
         if gstype == "row_sparse":
-            return _rsp_from_coo(g, var.shape)
+            return _rsp_from_coo(g, var.shape, owned)
         g = g.to_dense()
     out = NDArray(g)
     return out if gstype == "default" else cast_storage(out, gstype)
@@ -523,7 +525,7 @@ def _store(var, g, accumulate, owned):
     if buf.stype == "default" and var.stype == "default":
         _store_dense(buf, g, add, owned)
     else:
-        new = _grad_array(var, g)
+        new = _grad_array(var, g, owned)
         if add:
             _lazy.add_into(buf, new)
         else:

@@ -180,6 +180,10 @@ def test_coalesce_rows_equals_torch_coalesce(n, tail, f64, span):
     rows = torch.randint(0, span, (n,), generator=gen)
     values = torch.randn((n,) + tail, generator=gen, dtype=dtype)
     got = native_rows.coalesce_rows(rows, values)
+    r2, v2 = rows.clone(), values.clone()
+    in_place = native_rows.coalesce_rows(r2, v2, in_place=True)
+    assert torch.equal(in_place[0], got[0]) and torch.equal(in_place[1], got[1])
+    assert in_place[1].data_ptr() == v2.data_ptr() and in_place[0].data_ptr() == r2.data_ptr()
     ref = torch.sparse_coo_tensor(rows[None], values, (span,) + tail,
                                   check_invariants=True).coalesce()
     assert torch.equal(got[0], ref.indices()[0])

@@ -303,46 +303,53 @@ typedef struct {
     int64_t key, pos;
 } KeyPos;
 
-static int cmp_keypos(const void *a, const void *b)
+/*
+ * Stable sort of (key, pos) pairs by key. The ids of a batch's row gradient come as
+ * one ascending run per CSR row, so a natural merge sort does little work: find the
+ * ascending runs, then merge neighbouring runs (the left one first on equal keys)
+ * until one is left. `tmp` has room for n pairs.
+ */
+static void sort_keypos(KeyPos *a, KeyPos *tmp, int64_t n)
 {
-    const KeyPos *x = (const KeyPos *)a, *y = (const KeyPos *)b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->pos < y->pos ? -1 : (x->pos > y->pos);
-}
-
-/* Stable sort of (key, pos) pairs: insertion sort for the few ids of a small batch. */
-static void sort_keypos(KeyPos *a, int64_t n)
-{
-    if (n > 64) {
-        qsort(a, (size_t)n, sizeof(KeyPos), cmp_keypos);
-        return;
-    }
-    for (int64_t i = 1; i < n; i++) {
-        KeyPos x = a[i];
-        int64_t j = i - 1;
-        while (j >= 0 && a[j].key > x.key) {
-            a[j + 1] = a[j];
-            j--;
+    while (n > 1) {
+        int64_t merged = 0, lo = 0;
+        while (lo < n) {
+            int64_t mid = lo + 1;
+            while (mid < n && a[mid - 1].key <= a[mid].key)
+                mid++;
+            int64_t hi = mid < n ? mid + 1 : n;
+            while (hi < n && a[hi - 1].key <= a[hi].key)
+                hi++;
+            int64_t i = lo, j = mid, k = lo;
+            while (i < mid && j < hi)
+                tmp[k++] = a[j].key < a[i].key ? a[j++] : a[i++];
+            while (i < mid)
+                tmp[k++] = a[i++];
+            while (j < hi)
+                tmp[k++] = a[j++];
+            memcpy(a + lo, tmp + lo, (size_t)(hi - lo) * sizeof(KeyPos));
+            merged++;
+            lo = hi;
         }
-        a[j + 1] = x;
+        if (merged == 1)
+            break; /* one run covered everything */
     }
 }
 
 #define SUM_GROUPS(T)                                                           \
     do {                                                                        \
-        const T *v = (const T *)(uintptr_t)vals;                                \
+        const T *v = (const T *)src;                                            \
         T *o = (T *)(uintptr_t)out_vals;                                        \
         int64_t m = -1;                                                         \
         for (int64_t i = 0; i < n; i++) {                                       \
-            const T *src = v + order[i].pos * cols;                             \
+            const T *row = v + order[i].pos * cols;                             \
             if (m < 0 || order[i].key != oi[m]) {                               \
                 oi[++m] = order[i].key;                                         \
-                memcpy(o + m * cols, src, (size_t)cols * sizeof(T));            \
+                memcpy(o + m * cols, row, (size_t)cols * sizeof(T));            \
             } else {                                                            \
                 T *dst = o + m * cols;                                          \
                 for (int64_t j = 0; j < cols; j++)                              \
-                    dst[j] = dst[j] + src[j];                                   \
+                    dst[j] = dst[j] + row[j];                                   \
             }                                                                   \
         }                                                                       \
         groups = m + 1;                                                         \
@@ -350,7 +357,8 @@ static void sort_keypos(KeyPos *a, int64_t n)
 
 /* coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> number of distinct rows.
  * Sorts the row ids (stably: repeats are summed in their original order) and sums the rows
- * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows. */
+ * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows and may be
+ * idx and vals themselves (coalescing in place). */
 static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
 {
     unsigned long long idx, vals, out_idx, out_vals;
@@ -365,10 +373,23 @@ static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
     }
     if (n == 0)
         return PyLong_FromLong(0);
-    KeyPos small[256];
-    KeyPos *order = n <= 256 ? small : (KeyPos *)malloc((size_t)n * sizeof(KeyPos));
-    if (!order)
-        return PyErr_NoMemory();
+    const size_t rowbytes = (size_t)cols * (is_f64 ? 8 : 4);
+    const int in_place = out_vals == vals;
+    KeyPos small[2 * 256];
+    char *heap = NULL;
+    KeyPos *order = small;
+    if (n > 256 || in_place) {
+        heap = (char *)malloc((size_t)n * (2 * sizeof(KeyPos) + (in_place ? rowbytes : 0)));
+        if (!heap)
+            return PyErr_NoMemory();
+        order = (KeyPos *)heap;
+    }
+    KeyPos *tmp = order + n;
+    const char *src = (const char *)(uintptr_t)vals;
+    if (in_place) { /* the rows are rewritten in place: read them from a copy */
+        memcpy(tmp + n, src, (size_t)n * rowbytes);
+        src = (const char *)(tmp + n);
+    }
     const int64_t *ids = (const int64_t *)(uintptr_t)idx;
     int64_t *oi = (int64_t *)(uintptr_t)out_idx;
     int64_t groups = 0;
@@ -376,13 +397,12 @@ static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
         order[i].key = ids[i];
         order[i].pos = i;
     }
-    sort_keypos(order, n);
+    sort_keypos(order, tmp, n);
     if (is_f64)
         SUM_GROUPS(double);
     else
         SUM_GROUPS(float);
-    if (order != small)
-        free(order);
+    free(heap);
     return PyLong_FromLongLong(groups);
 }
 
