@@ -467,7 +467,7 @@ def _store_dense(buf, g, add, owned=False):
 def _rsp_from_coo(g, shape, owned=False):
     RowSparseNDArray = _lazy.RowSparseNDArray
     if g.sparse_dim() == 1 and not g.is_coalesced():
-        # None: torch's coalesce; ``owned``: nobody else holds g, coalesce over its parts
+        # None: torch's coalesce; ``owned``: nobody else holds g's values, sum in place
         rows = _lazy.coalesce_rows(g._indices()[0], g._values(), in_place=owned)
         if rows is not None:
             return RowSparseNDArray._from_parts(rows[1], rows[0], tuple(shape))

@@ -183,7 +183,8 @@ def test_coalesce_rows_equals_torch_coalesce(n, tail, f64, span):
     r2, v2 = rows.clone(), values.clone()
     in_place = native_rows.coalesce_rows(r2, v2, in_place=True)
     assert torch.equal(in_place[0], got[0]) and torch.equal(in_place[1], got[1])
-    assert in_place[1].data_ptr() == v2.data_ptr() and in_place[0].data_ptr() == r2.data_ptr()
+    assert in_place[1].data_ptr() == v2.data_ptr()
+    assert torch.equal(r2, rows)  # the ids are never written
     ref = torch.sparse_coo_tensor(rows[None], values, (span,) + tail,
                                   check_invariants=True).coalesce()
     assert torch.equal(got[0], ref.indices()[0])
@@ -245,3 +246,19 @@ def test_native_writes_are_seen_by_autograd():
         assert native_rows.sgd_dense([b], [torch.ones(3)], lr=0.1, rescale_grad=1.0) == []
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         z.backward()
+
+
+def test_backward_leaves_the_batch_alone():
+    """The row gradient's ids are the CSR batch's own index tensor: coalescing must not sort
+    them in place (the batch would change under the user)."""
+    x = mx.nd.sparse.csr_matrix(([1.0, 2.0, 3.0, 4.0], [1, 5, 1, 3], [0, 2, 4]), shape=(2, 6))
+    before = (x.indices.asnumpy().copy(), x.data.asnumpy().copy())
+    w = mx.nd.ones((6, 3))
+    w.attach_grad(stype="row_sparse")
+    with mx.autograd.record():
+        y = mx.nd.dot(x, w)
+    y.backward()
+    assert w.grad.indices.asnumpy().tolist() == [1, 3, 5]
+    np.testing.assert_allclose(w.grad.data.asnumpy()[:, 0], [1.0 + 3.0, 4.0, 2.0])
+    assert np.array_equal(x.indices.asnumpy(), before[0])
+    assert np.array_equal(x.data.asnumpy(), before[1])

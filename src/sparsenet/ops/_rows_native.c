@@ -357,8 +357,8 @@ static void sort_keypos(KeyPos *a, KeyPos *tmp, int64_t n)
 
 /* coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> number of distinct rows.
  * Sorts the row ids (stably: repeats are summed in their original order) and sums the rows
- * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows and may be
- * idx and vals themselves (coalescing in place). */
+ * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows, and
+ * out_vals may be vals itself (coalescing the rows in place). */
 static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
 {
     unsigned long long idx, vals, out_idx, out_vals;

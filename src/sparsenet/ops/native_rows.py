@@ -162,9 +162,10 @@ def coalesce_rows(rows, values, in_place=False):
     value of the batch, with repeats; a row_sparse gradient holds each row once, in
     order. Repeats are summed in their original order. Only small batches take this
     path (up to 256 ids), where torch's coalesce costs more in dispatch than in work.
-    With ``in_place`` the result is written over ``rows`` and ``values`` (and views of
-    them are returned): for tensors nobody else holds, such as a gradient autograd
-    has just handed over.
+    With ``in_place`` the sums are written over ``values`` (a view of it is returned):
+    for values nobody else holds, such as those of a gradient autograd has just handed
+    over. ``rows`` is never written (a sparse gradient's ids are often the input's own
+    index tensor).
 
     >>> got = coalesce_rows(torch.tensor([4, 1, 4]), torch.tensor([[1.0], [2.0], [3.0]]))
     >>> got is None or (got[0].tolist(), got[1].tolist()) == ([1, 4], [[2.0], [4.0]])
@@ -177,14 +178,11 @@ def coalesce_rows(rows, values, in_place=False):
             or values.dtype not in _DTYPES or not values.is_cpu or values.shape[0] != n
             or not rows.is_contiguous() or not values.is_contiguous()):
         return None
-    if in_place:
-        out_rows, out_values = rows, values
-    else:
-        out_rows = torch.empty(n, dtype=torch.int64)
-        out_values = torch.empty(values.shape, dtype=values.dtype)
+    out_rows = torch.empty(n, dtype=torch.int64)
+    out_values = values if in_place else torch.empty(values.shape, dtype=values.dtype)
     m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, math.prod(values.shape[1:]),
                               values.dtype == torch.float64, out_rows.data_ptr(),
                               out_values.data_ptr())
     if in_place:
-        increment_version((rows, values))
+        increment_version(values)
     return (out_rows, out_values) if m == n else (out_rows[:m], out_values[:m])
