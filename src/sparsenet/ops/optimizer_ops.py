@@ -9,7 +9,9 @@ rule and the standard rule can never disagree:
 * dense gradient: the definition on all rows;
 * row_sparse gradient, ``lazy_update=True``: the rows in ``grad.indices`` are
   gathered (``index_select``), the definition runs on them, and they are
-  written back (``index_copy_``); no other row is read or written;
+  written back (``index_copy_``); no other row is read or written (on CPU,
+  SGD, SGD-momentum, Adam and AdaGrad run the same rule as one native pass
+  over those rows instead: :mod:`sparsenet.ops.native_rows`);
 * row_sparse gradient, ``lazy_update=False``: the standard (dense) semantics
   without densifying the gradient: the zero-gradient rule runs on all rows and
   the touched rows are then recomputed from their saved values with their
