@@ -14,6 +14,7 @@ with the source; :func:`cat_rows` copies.
 import numpy as np
 import torch
 
+from ..base import torch_dtype
 from ..ndarray import memory
 
 __all__ = ["Rows", "rows_from_parsed", "cat_rows", "split_rows", "Growable"]
@@ -162,12 +163,7 @@ def split_rows(rows, bs):
 def _empty(n, dtype):
     """An uninitialised 1-D numpy array, on huge pages when large (faulting in a whole-file
     result page by page costs as much as parsing it)."""
-    dtype = np.dtype(dtype)
-    return memory.empty((n,), dtype=_TORCH_DTYPE[dtype]).numpy()
-
-
-_TORCH_DTYPE = {np.dtype(np.int64): torch.int64, np.dtype(np.float32): torch.float32,
-                np.dtype(np.float64): torch.float64, np.dtype(np.int32): torch.int32}
+    return memory.empty((n,), dtype=torch_dtype(dtype)).numpy()
 
 
 class Growable:

@@ -117,7 +117,6 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
     return True
 
 
-
 def sgd_dense(weights, grads, lr, rescale_grad):
     """Plain SGD, ``w = w + (rescale_grad * g) * (-lr)``, on the small dense CPU tensors of a
     list in one native call; return the ``(weight, grad)`` pairs it did not take.

@@ -372,7 +372,11 @@ class Optimizer:
     def _native_lazy(self, kernel, weight, grad, states, step, lazy, **params):
         """Run the native lazy ``kernel`` (:mod:`~sparsenet.ops.native_rows`) straight from the
         optimizer, without the update operator's dispatch; False where it does not apply (the
-        operator then runs, with its checks and its torch kernels)."""
+        operator then runs, with its checks and its torch kernels).
+
+        It covers exactly the update operator's rule row (dense weight, row_sparse gradient,
+        dense states, ``lazy_update=True``), whose kernel tries the same native call first:
+        this only saves the dispatch on the training hot path."""
         if (lazy is not True or grad.stype != ROW_SPARSE or weight.stype != DEFAULT
                 or grad.shape != weight.shape):
             return False

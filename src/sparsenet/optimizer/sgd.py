@@ -1,8 +1,8 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
 import torch
 
-from ..ops.native_rows import lazy_step, sgd_dense
-from ..ops.optimizer_ops import row_chunks, sgd_mom_update, sgd_update
+from ..ops.native_rows import sgd_dense
+from ..ops.optimizer_ops import sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
 __all__ = ["SGD", "ccSGD"]
@@ -73,10 +73,11 @@ class SGD(Optimizer):
         """Update a list of weights at once (as MXNet's aggregated ``multi_sgd_update``).
 
         Plain SGD (no momentum, no clipping) on dense weights is applied to the
-        whole list with a few ``torch._foreach_*`` calls, and lazily to row_sparse
-        gradients with one ``index_add_`` each: the same arithmetic as
-        :func:`~sparsenet.ops.optimizer_ops.sgd_update`, without its per-call
-        dispatch. Everything else goes through the per-weight path.
+        whole list at once (one native call for the small ones, ``torch._foreach_*``
+        for the rest), and lazily to row_sparse gradients by the per-weight lazy
+        step: the same arithmetic as :func:`~sparsenet.ops.optimizer_ops.sgd_update`,
+        without its per-call dispatch. Everything else goes through the per-weight
+        path.
 
         >>> import sparsenet as mx
         >>> sgd = mx.optimizer.SGD(learning_rate=0.5)
@@ -110,11 +111,8 @@ class SGD(Optimizer):
             lr, wd = self._get_lr(idx), self._get_wd(idx)
             if g.stype == "default":
                 dense.setdefault((lr, wd), []).append((w._t, g._t))
-            elif wd:
-                rest.append(item)
-                self._index_update_count[idx] -= 1  # counted again by the per-weight path
-            else:
-                self._lazy_add(w._t, g, lr)
+            else:  # the per-weight lazy step, without its per-call bookkeeping
+                self._fused(w, g, None, {"lr": lr, "wd": wd}, True)
         with torch.no_grad():
             for (lr, wd), pairs in dense.items():
                 if not wd:
@@ -127,15 +125,6 @@ class SGD(Optimizer):
                     torch._foreach_mul_(ws, 1.0 - lr * wd)
                 torch._foreach_add_(ws, torch._foreach_mul(gs, self.rescale_grad), alpha=-lr)
         return rest
-
-    def _lazy_add(self, w, g, lr):
-        """``w[rows] -= lr * rescale_grad * g.data`` (sgd_update's lazy kernel, inlined)."""
-        if lazy_step("sgd", w, (), g._data, g._indices, lr=lr, rescale_grad=self.rescale_grad):
-            return
-        with torch.no_grad():
-            for part in row_chunks(g._indices.numel(), w):
-                step = (g._data[part] * self.rescale_grad).mul_(-lr)
-                w.index_add_(0, g._indices[part], step)
 
     def _fused(self, weight, grad, state, step, lazy):
         if self._native_lazy("sgd" if state is None else "sgd_mom", weight, grad,
