@@ -52,6 +52,11 @@ def empty(shape, dtype=torch.float32, device=None):
     dtype : torch.dtype
     device : torch.device or str, optional
         CPU by default.
+
+    Examples
+    --------
+    >>> empty((1024, 1024, 2)).shape  # 8 MiB: advised onto huge pages
+    torch.Size([1024, 1024, 2])
     """
     t = torch.empty(shape, dtype=dtype, device=device)
     nbytes = t.numel() * t.element_size()
@@ -64,11 +69,19 @@ def empty(shape, dtype=torch.float32, device=None):
 
 
 def zeros(shape, dtype=torch.float32, device=None):
-    """Like ``torch.zeros``, large CPU arrays on huge pages (see :func:`empty`)."""
+    """Like ``torch.zeros``, large CPU arrays on huge pages (see :func:`empty`).
+
+    >>> zeros((2,), dtype=torch.int64).tolist()
+    [0, 0]
+    """
     return full(shape, 0, dtype, device)
 
 
 def full(shape, value, dtype=torch.float32, device=None):
-    """Like ``torch.full``, large CPU arrays on huge pages (see :func:`empty`)."""
+    """Like ``torch.full``, large CPU arrays on huge pages (see :func:`empty`).
+
+    >>> full((2,), 2.5).tolist()
+    [2.5, 2.5]
+    """
     t = empty(shape, dtype, device)
     return t.zero_() if value == 0 else t.fill_(value)

@@ -87,6 +87,13 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
     ------
     IndexError
         A row index is negative or not below ``weight.shape[0]``.
+
+    Examples
+    --------
+    >>> w, m = torch.ones(3, 2), torch.zeros(3, 2)
+    >>> done = lazy_step("sgd_mom", w, (m,), torch.ones(1, 2), torch.tensor([2]), lr=0.5, a=0.9)
+    >>> w[:, 0].tolist() if done else [1.0, 1.0, 0.5]
+    [1.0, 1.0, 0.5]
     """
     if not ENABLED or _native is None:
         return False
