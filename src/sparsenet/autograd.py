@@ -289,19 +289,6 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         var._attach_grad_buffer(g, req)
 
 
-def _is_fresh(buf):
-    """Whether gradient buffer ``buf`` was written by a backward pass since the last clear."""
-    ref = _fresh.get(id(buf))
-    return ref is not None and ref() is buf
-
-
-def _set_fresh(buf, fresh):
-    if fresh:
-        _fresh[id(buf)] = weakref.ref(buf)
-    else:
-        _fresh.pop(id(buf), None)
-
-
 # ---------------------------------------------------------------------- gradient storage
 class _Entries:
     """Where the nonzeros of a dense gradient buffer may be: rows of axis 0 or flat positions."""
@@ -466,14 +453,15 @@ def _store_dense(buf, g, add, owned=False):
 
 def _rsp_from_coo(g, shape, owned=False):
     RowSparseNDArray = _lazy.RowSparseNDArray
-    if g.sparse_dim() == 1 and not g.is_coalesced():
-        # None: torch's coalesce; ``owned``: nobody else holds g's values, sum in place
-        rows = _lazy.coalesce_rows(g._indices()[0], g._values(), in_place=owned)
-        if rows is not None:
-            return RowSparseNDArray._from_parts(rows[1], rows[0], tuple(shape))
-    g = g.coalesce()
     if g.sparse_dim() == 1:
-        return RowSparseNDArray._from_parts(g.values(), g.indices()[0], tuple(shape))
+        if not g.is_coalesced():
+            # None: torch's coalesce; ``owned``: nobody else holds g's values, sum in place
+            rows = _lazy.coalesce_rows(g._indices(), g._values(), in_place=owned)
+            if rows is not None:
+                return RowSparseNDArray._from_parts(rows[1], rows[0], tuple(shape))
+            g = g.coalesce()
+        return RowSparseNDArray._from_parts(g._values(), g._indices()[0], tuple(shape))
+    g = g.coalesce()
     idx, vals = g.indices(), g.values()
     rows, inv = torch.unique(idx[0], sorted=True, return_inverse=True)
     data = vals.new_zeros((rows.numel(),) + tuple(shape[1:]))
@@ -619,6 +607,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     else:
         torch.autograd.backward(outs, grads, retain_graph=retain_graph)
     written = set()
+    fresh, nonzero = _fresh, _nonzero
     grad_mode = torch.is_grad_enabled()
     torch._C._set_grad_enabled(False)
     try:
@@ -631,11 +620,27 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
                 continue
             t.grad = None
             v = entry.sink if entry.sink is not None else entry.ref()
-            if v is None or v._grad is None or v._grad_req == "null":
+            if v is None:
                 continue
-            key = id(v._grad)
-            _store(v, g, key in written, True)  # views sharing one buffer add up
+            buf, req = v._grad, v._grad_req
+            if buf is None or req == "null":
+                continue
+            key = id(buf)
+            if key in written:  # views sharing one buffer add up
+                _store(v, g, True, True)
+                continue
             written.add(key)
+            bt = buf._t
+            if (req == "write" and bt is not None and v.stype == "default" and not g.is_sparse
+                    and g.dtype == bt.dtype and g.shape == bt.shape and g.stride() == bt.stride()):
+                # the common case of _store: a dense buffer takes over the tensor autograd
+                # handed over (nobody else references it)
+                buf._t = g
+                if key in nonzero:
+                    nonzero[key] = None
+                fresh[key] = weakref.ref(buf)
+            else:
+                _store(v, g, False, True)
     finally:
         torch._C._set_grad_enabled(grad_mode)
 

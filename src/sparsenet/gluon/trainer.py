@@ -206,12 +206,14 @@ class Trainer:
     def _update(self, ignore_stale_grad=False):
         # collect every fresh gradient first: a failed step (stale gradient) consumes nothing
         updates = [[] for _ in self._updaters]
-        is_fresh = autograd._is_fresh
+        fresh = autograd._fresh
         for i, param in enumerate(self._params):
-            if param.grad_req == "null" or param._grad is None:
+            grads = param._grad
+            if grads is None or param._grad_req == "null":
                 continue
-            for upd, data, g in zip(updates, param._data, param._grad):
-                if is_fresh(g):
+            for upd, data, g in zip(updates, param._data, grads):
+                ref = fresh.get(id(g))  # written by a backward pass since the last step?
+                if ref is not None and ref() is g:
                     upd.append((i, g, data))
                 elif not ignore_stale_grad:
                     raise UserWarning(
@@ -222,25 +224,24 @@ class Trainer:
                         f"only using a subset, call step with ignore_stale_grad=True to "
                         f"suppress this warning and skip updating of Parameters with stale "
                         f"gradient")
-        for upd in updates:
-            for _, g, _ in upd:
-                autograd._set_fresh(g, False)
         for updater, upd in zip(self._updaters, updates):
-            whole = []
+            idx, gs, ws = [], [], []
             for i, g, data in upd:
-                if not (self._dense_sparsity and g.stype == "default" and
-                        self._update_touched(updater, i, g, data)):
-                    whole.append((i, g, data))
-            if whole:
-                idx, gs, ws = zip(*whole)
-                updater(list(idx), list(gs), list(ws))
+                fresh.pop(id(g), None)
+                if self._dense_sparsity and g.stype == "default":
+                    where = autograd.nonzero_entries(g)
+                    if where is not None and self._update_touched(updater, i, g, data, where):
+                        continue
+                idx.append(i)
+                gs.append(g)
+                ws.append(data)
+            if idx:
+                updater(idx, gs, ws)
 
-    def _update_touched(self, updater, index, grad, weight):
-        """Update only the entries a sparse kernel wrote, when that equals the dense update."""
-        if weight.stype != "default":
-            return False
-        where = autograd.nonzero_entries(grad)
-        if where is None or not _zero_grad_is_identity(self._optimizer, index):
+    def _update_touched(self, updater, index, grad, weight, where):
+        """Update only the entries a sparse kernel wrote (``where``, see
+        :func:`~sparsenet.autograd.nonzero_entries`), when that equals the dense update."""
+        if weight.stype != "default" or not _zero_grad_is_identity(self._optimizer, index):
             return False
         kind, pos = where
         w, g = weight._t, grad._t

@@ -29,8 +29,6 @@ import os
 
 import torch
 
-from torch.autograd.graph import increment_version
-
 try:
     from . import _rows_native as _native
 except ImportError:  # built without a C compiler: the torch kernels do the work
@@ -43,6 +41,19 @@ _NUM_ARRAYS = {"sgd": 1, "sgd_mom": 2, "adam": 3, "adagrad": 2}
 _DTYPES = (torch.float32, torch.float64)
 _COALESCE_MAX = 256  # more ids: torch's coalesce (measured faster beyond)
 _SMALL = 1 << 16  # elements: larger dense weights go to torch's multi-threaded kernels
+
+
+def _bump_versions(tensors):
+    """Tell autograd that ``tensors`` were written through raw pointers, as torch's ops do."""
+    for t in tensors:
+        torch._C._increment_version(t)
+
+
+try:  # torch >= 2.5 bumps a whole list in one call
+    torch._C._increment_version([])
+    _bump_versions = torch._C._increment_version  # noqa: F811
+except TypeError:
+    pass
 
 
 def available():
@@ -120,7 +131,7 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
         float(rescale_grad), clip, float(a), float(b), float(epsilon))
     if rc:
         return False
-    increment_version(tensors)  # written through raw pointers: tell autograd, as torch's ops do
+    _bump_versions(tensors)  # written through raw pointers
     return True
 
 
@@ -140,23 +151,23 @@ def sgd_dense(weights, grads, lr, rescale_grad):
     """
     if not ENABLED or _native is None:
         return list(zip(weights, grads))
-    take, rest = [], []
+    groups, rest = {torch.float32: ([], [], [], []), torch.float64: ([], [], [], [])}, []
     for w, g in zip(weights, grads):
-        dtype = w.dtype
-        if (dtype in _DTYPES and g.dtype == dtype and w.is_cpu and g.is_cpu and w.shape == g.shape
-                and w.numel() <= _SMALL and w.is_contiguous() and g.is_contiguous()):
-            take.append((w, g))
+        group = groups.get(w.dtype)
+        n = w.numel()
+        if (group is not None and g.dtype == w.dtype and n <= _SMALL and w.is_cpu and g.is_cpu
+                and w.shape == g.shape and w.is_contiguous() and g.is_contiguous()):
+            group[0].append(w)
+            group[1].append(w.data_ptr())
+            group[2].append(g.data_ptr())
+            group[3].append(n)
         else:
             rest.append((w, g))
-    for f64 in (False, True):
-        group = [(w, g) for w, g in take if (w.dtype == torch.float64) == f64]
-        if group:
-            _native.sgd_dense(tuple(w.data_ptr() for w, _ in group),
-                              tuple(g.data_ptr() for _, g in group),
-                              tuple(w.numel() for w, _ in group), float(lr),
-                              float(rescale_grad), f64)
-    if take:
-        increment_version([w for w, _ in take])
+    for dtype, (ws, wp, gp, ns) in groups.items():
+        if ws:
+            _native.sgd_dense(tuple(wp), tuple(gp), tuple(ns), float(lr), float(rescale_grad),
+                              dtype == torch.float64)
+            _bump_versions(ws)
     return rest
 
 
@@ -171,7 +182,8 @@ def coalesce_rows(rows, values, in_place=False):
     With ``in_place`` the sums are written over ``values`` (a view of it is returned):
     for values nobody else holds, such as those of a gradient autograd has just handed
     over. ``rows`` is never written (a sparse gradient's ids are often the input's own
-    index tensor).
+    index tensor); it may also be given as the ``(1, n)`` index tensor of a sparse COO
+    tensor.
 
     >>> got = coalesce_rows(torch.tensor([4, 1, 4]), torch.tensor([[1.0], [2.0], [3.0]]))
     >>> got is None or (got[0].tolist(), got[1].tolist()) == ([1, 4], [[2.0], [4.0]])
@@ -180,15 +192,15 @@ def coalesce_rows(rows, values, in_place=False):
     if not ENABLED or _native is None:
         return None
     n = rows.numel()
-    if (n > _COALESCE_MAX or rows.dtype != torch.int64 or not rows.is_cpu or values.dim() < 1
-            or values.dtype not in _DTYPES or not values.is_cpu or values.shape[0] != n
-            or not rows.is_contiguous() or not values.is_contiguous()):
+    if (n > _COALESCE_MAX or rows.dtype != torch.int64 or not rows.is_cpu
+            or values.dtype not in _DTYPES or not values.is_cpu or values.dim() < 1
+            or values.shape[0] != n or not rows.is_contiguous() or not values.is_contiguous()):
         return None
     out_rows = torch.empty(n, dtype=torch.int64)
     out_values = values if in_place else torch.empty(values.shape, dtype=values.dtype)
-    m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, math.prod(values.shape[1:]),
+    m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, values.numel() // n if n else 0,
                               values.dtype == torch.float64, out_rows.data_ptr(),
                               out_values.data_ptr())
     if in_place:
-        increment_version(values)
+        _bump_versions((values,))
     return (out_rows, out_values) if m == n else (out_rows[:m], out_values[:m])

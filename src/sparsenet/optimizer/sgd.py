@@ -97,30 +97,45 @@ class SGD(Optimizer):
         super().update_multi_precision(index, weight, grad, state)
 
     def _update_plain_many(self, indices, weights, grads, states):
-        """Apply plain SGD to the eligible items; return the others."""
-        rest, dense = [], {}
+        """Apply plain SGD to the eligible items; return the others.
+
+        As MXNet's aggregated update, every eligible index is counted first, then the
+        learning rates and weight decays are read for all of them.
+        """
+        rest, take = [], []
+        sparse_ok = self.lazy_update is True
         for item in zip(indices, weights, grads, states):
-            idx, w, g, st = item
-            sparse_ok = g.stype == "row_sparse" and self.lazy_update is True
-            if (st is not None or w.stype != "default" or w.shape != g.shape
-                    or not (g.stype == "default" or sparse_ok)
-                    or (g._t if g.stype == "default" else g._data).dtype != w._t.dtype):
-                rest.append(item)
-                continue
-            self._update_count(idx)
-            lr, wd = self._get_lr(idx), self._get_wd(idx)
+            _, w, g, st = item
+            wt = w._t
+            if st is None and w.stype == "default":
+                if g.stype == "default":
+                    gt = g._t
+                    if gt.shape == wt.shape and gt.dtype == wt.dtype:
+                        take.append(item)
+                        continue
+                elif (sparse_ok and g.stype == "row_sparse" and g._data.dtype == wt.dtype
+                      and g._shape == tuple(wt.shape)):
+                    take.append(item)
+                    continue
+            rest.append(item)
+        if not take:
+            return rest
+        idx = [item[0] for item in take]
+        self._update_count(idx)
+        dense = {}
+        for (_, w, g, _), lr, wd in zip(take, self._get_lrs(idx), self._get_wds(idx)):
             if g.stype == "default":
                 dense.setdefault((lr, wd), []).append((w._t, g._t))
             else:  # the per-weight lazy step, without its per-call bookkeeping
                 self._fused(w, g, None, {"lr": lr, "wd": wd}, True)
-        with torch.no_grad():
-            for (lr, wd), pairs in dense.items():
-                if not wd:
-                    pairs = sgd_dense([p[0] for p in pairs], [p[1] for p in pairs], lr,
-                                      self.rescale_grad)
-                    if not pairs:
-                        continue
-                ws, gs = [p[0] for p in pairs], [p[1] for p in pairs]
+        for (lr, wd), pairs in dense.items():
+            if not wd:
+                pairs = sgd_dense([p[0] for p in pairs], [p[1] for p in pairs], lr,
+                                  self.rescale_grad)
+                if not pairs:
+                    continue
+            ws, gs = [p[0] for p in pairs], [p[1] for p in pairs]
+            with torch.no_grad():
                 if wd:
                     torch._foreach_mul_(ws, 1.0 - lr * wd)
                 torch._foreach_add_(ws, torch._foreach_mul(gs, self.rescale_grad), alpha=-lr)
