@@ -66,6 +66,11 @@ def binary(lhs, rhs, name, scalar_name=None, reverse=False):
     operand uses the ``*_scalar`` operator. With ``reverse`` the operands swap
     (``rhs op lhs``), as for ``__rsub__``.
     """
+    if isinstance(rhs, NDArray):  # the common case first
+        if reverse:
+            lhs, rhs = rhs, lhs
+        same, bcast = _ARRAY_OPS[name]
+        return (same if lhs.shape == rhs.shape else bcast)(lhs, rhs)
     if _is_scalar(rhs):
         if _is_scalar(lhs):
             raise TypeError(f"{name}: at least one operand must be an NDArray")

@@ -54,12 +54,14 @@ __all__ = ["l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logisti
 
 
 def _like(label, pred):
+    if label.dtype != pred.dtype:
+        label = label.to(pred.dtype)
     if label.shape == pred.shape:
-        return label if label.dtype == pred.dtype else label.to(pred.dtype)
+        return label
     if label.numel() != pred.numel():
         raise ValueError(f"loss: label of shape {tuple(label.shape)} ({label.numel()} elements) "
                          f"cannot be reshaped like prediction of shape {tuple(pred.shape)}")
-    return label.reshape(pred.shape).to(pred.dtype)
+    return label.reshape(pred.shape)
 
 
 def _finish(loss, sample_weight, weight, batch_axis, reduce="mean"):
@@ -67,12 +69,13 @@ def _finish(loss, sample_weight, weight, batch_axis, reduce="mean"):
         loss = loss * sample_weight
     if weight is not None:
         loss = loss * weight
-    if loss.dim() <= 1:
+    shape = loss.shape
+    if len(shape) <= 1:
         return loss
-    axis = batch_axis % loss.dim()
-    dims = [d for d in range(loss.dim()) if d != axis]
-    if all(loss.shape[d] == 1 for d in dims):  # one value per sample: the mean is the value
-        return loss.reshape(loss.shape[axis])
+    axis = batch_axis % len(shape)
+    if loss.numel() == shape[axis]:  # one value per sample: the mean is the value
+        return loss.reshape(shape[axis])
+    dims = [d for d in range(len(shape)) if d != axis]
     return loss.mean(dim=dims) if reduce == "mean" else loss.sum(dim=dims)
 
 
@@ -115,8 +118,8 @@ def sigmoid_bce_loss(pred, label, sample_weight=None, pos_weight=None, *, from_s
     """
     z = _like(label, pred)
     if not from_sigmoid:
-        loss = F.binary_cross_entropy_with_logits(pred, z, reduction="none",
-                                                  pos_weight=pos_weight)
+        # F.binary_cross_entropy_with_logits without its checks (z is shaped like pred)
+        loss = torch.binary_cross_entropy_with_logits(pred, z, None, pos_weight, 0)
     else:
         eps = 1e-12
         pos = torch.log(pred + eps) * z

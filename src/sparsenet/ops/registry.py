@@ -135,8 +135,12 @@ class Operator:
         self._has_forward_stype = "forward_stype" in self.defaults
         self._param_set = frozenset(self.defaults)
         self._n_inputs = len(self.input_names)
+        self._n_required = sum(1 for p in inspect.signature(fn).parameters.values()
+                               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                               and p.default is p.empty)
         self._rules = {}
         self._many_rules = []
+        self._dense_only = not self.variadic and not self._has_forward_stype
         self.input_shapes = None  # see input_shapes(): completes unknown input shapes
         OPERATORS[self.name] = self
 
@@ -170,6 +174,8 @@ class Operator:
         if out not in STYPES:
             raise ValueError(f"rule for {self.name}: unknown output stype {out!r}")
         r = Rule(self, pattern, out, when, fn)
+        if isinstance(pattern, Many) or all(st == DEFAULT for st in pattern):
+            self._dense_only = False  # dense inputs may run a rule: take the dispatching path
         if isinstance(pattern, Many):
             self._many_rules.append(r)
         else:
@@ -228,7 +234,31 @@ class Operator:
         return params
 
     def __call__(self, *args, out=None, **kwargs):
-        # fast path: arrays given positionally, parameters by keyword (the common call)
+        if self._dense_only and out is None and self._n_required <= len(args) <= self._n_inputs:
+            # the common call on dense arrays: no rule applies, the dense definition runs
+            # with the keyword parameters as given (the definition has the same defaults)
+            tensors = []
+            for a in args:
+                if a.__class__ is not NDArray:
+                    break
+                tensors.append(a._t)
+            else:
+                if not kwargs or self._param_set.issuperset(kwargs):
+                    if len(args) > 1 and _MULTI_DEVICE:
+                        _check_devices(args, self.name)
+                    if autograd.STATE.recording or not torch.is_grad_enabled():
+                        res = self.fn(*tensors, **kwargs)
+                    else:  # outside autograd.record(): nothing is recorded
+                        torch._C._set_grad_enabled(False)
+                        try:
+                            res = self.fn(*tensors, **kwargs)
+                        finally:
+                            torch._C._set_grad_enabled(True)
+                    if res.__class__ is torch.Tensor:
+                        return NDArray(res) if res.dim() else NDArray(res.reshape(1))
+                    return [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
+                        else wrap(res)
+        # arrays given positionally, parameters by keyword (the common call)
         if (not self.variadic and len(args) <= self._n_inputs
                 and _ARRAY_TYPES.issuperset(map(type, args))
                 and (not kwargs or self._param_set.issuperset(kwargs))):

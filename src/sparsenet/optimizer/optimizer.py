@@ -230,10 +230,13 @@ class Optimizer:
 
     def _update_count(self, index):
         """Count one more update of ``index`` (or of each index of a list)."""
-        for idx in index if isinstance(index, (list, tuple)) else [index]:
-            count = self._index_update_count.get(idx, self.begin_num_update) + 1
-            self._index_update_count[idx] = count
-            self.num_update = max(count, self.num_update)
+        counts, begin, top = self._index_update_count, self.begin_num_update, self.num_update
+        for idx in index if isinstance(index, (list, tuple)) else (index,):
+            count = counts.get(idx, begin) + 1
+            counts[idx] = count
+            if count > top:
+                top = count
+        self.num_update = top
 
     def _mult(self, index, table, attr):
         if index in self.param_dict:
@@ -245,15 +248,18 @@ class Optimizer:
         return 1.0
 
     def _get_lrs(self, indices):
-        lr = self.learning_rate
-        return [lr * self._mult(i, self.lr_mult, "lr_mult") for i in indices]
+        lr, params = self.learning_rate, self.param_dict
+        return [lr * (params[i].lr_mult if i in params else self._mult(i, self.lr_mult, "lr_mult"))
+                for i in indices]
 
     def _get_lr(self, index):
         """Learning rate of parameter ``index`` (global rate times its multiplier)."""
         return self._get_lrs([index])[0]
 
     def _get_wds(self, indices):
-        return [self.wd * self._mult(i, self.wd_mult, "wd_mult") for i in indices]
+        wd, params = self.wd, self.param_dict
+        return [wd * (params[i].wd_mult if i in params else self._mult(i, self.wd_mult, "wd_mult"))
+                for i in indices]
 
     def _get_wd(self, index):
         """Weight decay of parameter ``index`` (global decay times its multiplier)."""
@@ -524,25 +530,25 @@ class Updater:
             indices, grads, weights = [index], [grad], [weight]
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)
+        states, synced, seen = self.states, self.states_synced, self._weights
         for i, idx in enumerate(indices):
-            if isinstance(idx, bytes):
+            if idx.__class__ is bytes:
                 idx = indices[i] = idx.decode()
-            if idx not in self.states:
-                self.states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
-                self.states_synced[idx] = True
-            elif not self.states_synced[idx]:
-                self.states[idx] = self.sync_state_context(self.states[idx],
-                                                           weights[i].context)
-                self.states_synced[idx] = True
-            ref = self._weights.get(idx)
+            if not synced.get(idx, False) or idx not in states:  # new, or states loaded
+                if idx not in states:
+                    states[idx] = self.optimizer.create_state_multi_precision(idx, weights[i])
+                else:
+                    states[idx] = self.sync_state_context(states[idx], weights[i].context)
+                synced[idx] = True
+            ref = seen.get(idx)
             if ref is None or ref() is not weights[i]:
-                self._weights[idx] = weakref.ref(weights[i])
+                seen[idx] = weakref.ref(weights[i])
         if len(indices) == 1:
             self.optimizer.update_multi_precision(indices[0], weights[0], grads[0],
-                                                  self.states[indices[0]])
+                                                  states[indices[0]])
         else:  # one call with lists: optimizers may aggregate (SGD does)
             self.optimizer.update_multi_precision(indices, weights, grads,
-                                                  [self.states[i] for i in indices])
+                                                  [states[i] for i in indices])
 
     def sync_state_context(self, state, context):
         """Return ``state`` with every array moved to ``context``."""

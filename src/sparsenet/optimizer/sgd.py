@@ -1,7 +1,7 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
 import torch
 
-from ..ops.native_rows import sgd_dense
+from ..ops.native_rows import lazy_step, sgd_dense
 from ..ops.optimizer_ops import sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
@@ -126,8 +126,9 @@ class SGD(Optimizer):
         for (_, w, g, _), lr, wd in zip(take, self._get_lrs(idx), self._get_wds(idx)):
             if g.stype == "default":
                 dense.setdefault((lr, wd), []).append((w._t, g._t))
-            else:  # the per-weight lazy step, without its per-call bookkeeping
-                self._fused(w, g, None, {"lr": lr, "wd": wd}, True)
+            elif not lazy_step("sgd", w._t, (), g._data, g._indices, lr=lr, wd=wd,
+                               rescale_grad=self.rescale_grad):
+                self._fused(w, g, None, {"lr": lr, "wd": wd}, True)  # the lazy update operator
         for (lr, wd), pairs in dense.items():
             if not wd:
                 pairs = sgd_dense([p[0] for p in pairs], [p[1] for p in pairs], lr,
