@@ -451,22 +451,27 @@ def _store_dense(buf, g, add, owned=False):
     _remember(buf, kind, index if prev is None else torch.cat([prev.index, index]))
 
 
-def _rsp_from_coo(g, shape, owned=False):
-    RowSparseNDArray = _lazy.RowSparseNDArray
+def _rsp_parts(g, shape, owned=False):
+    """``(values, row ids)`` of the row_sparse form of sparse COO gradient ``g``."""
     if g.sparse_dim() == 1:
         if not g.is_coalesced():
             # None: torch's coalesce; ``owned``: nobody else holds g's values, sum in place
             rows = _lazy.coalesce_rows(g._indices(), g._values(), in_place=owned)
             if rows is not None:
-                return RowSparseNDArray._from_parts(rows[1], rows[0], tuple(shape))
+                return rows[1], rows[0]
             g = g.coalesce()
-        return RowSparseNDArray._from_parts(g._values(), g._indices()[0], tuple(shape))
+        return g._values(), g._indices()[0]
     g = g.coalesce()
     idx, vals = g.indices(), g.values()
     rows, inv = torch.unique(idx[0], sorted=True, return_inverse=True)
     data = vals.new_zeros((rows.numel(),) + tuple(shape[1:]))
     data.index_put_((inv,) + tuple(idx[1:]), vals, accumulate=True)
-    return RowSparseNDArray._from_parts(data, rows, tuple(shape))
+    return data, rows
+
+
+def _rsp_from_coo(g, shape, owned=False):
+    data, rows = _rsp_parts(g, shape, owned)
+    return _lazy.RowSparseNDArray._from_parts(data, rows, tuple(shape))
 
 
 def _grad_array(var, g, owned=False):
@@ -567,6 +572,10 @@ def head_grad_tensor(head, head_grad):
 
 # torch's engine entry behind torch.autograd.backward (after its argument checks), if present
 _run_engine = getattr(getattr(torch.autograd, "graph", None), "_engine_run_backward", None)
+# the engine itself: CPU graphs skip the wrapper's logging check and context stash (which only
+# carry torch.compile's configuration to the device threads of CUDA backward passes)
+_engine = getattr(getattr(torch.autograd, "variable", None), "Variable", None)
+_engine = getattr(_engine, "_execution_engine", None)
 
 
 def _run(outs, grads, inputs, **kwargs):
@@ -602,12 +611,13 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
     if head_grads is None and _run_engine is not None:
         # head gradients made here match their heads: skip torch.autograd.backward's checks
-        _run_engine(tuple(outs), tuple(grads), bool(retain_graph), False, (),
-                    allow_unreachable=True, accumulate_grad=True)
+        run = _engine.run_backward if _engine is not None and outs[0].is_cpu else _run_engine
+        run(tuple(outs), tuple(grads), bool(retain_graph), False, (), allow_unreachable=True,
+            accumulate_grad=True)
     else:
         torch.autograd.backward(outs, grads, retain_graph=retain_graph)
     written = set()
-    fresh, nonzero = _fresh, _nonzero
+    fresh, nonzero, rsp_class = _fresh, _nonzero, _lazy.RowSparseNDArray
     grad_mode = torch.is_grad_enabled()
     torch._C._set_grad_enabled(False)
     try:
@@ -638,6 +648,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
                 buf._t = g
                 if key in nonzero:
                     nonzero[key] = None
+                fresh[key] = weakref.ref(buf)
+            elif (req == "write" and g.is_sparse and buf.__class__ is rsp_class
+                  and buf._grad is None and v.stype == "default"):
+                # the row_sparse gradient of a dense weight: the buffer takes the touched rows
+                buf._data, buf._indices = _rsp_parts(g, buf._shape, True)
                 fresh[key] = weakref.ref(buf)
             else:
                 _store(v, g, False, True)

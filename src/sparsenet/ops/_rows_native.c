@@ -355,6 +355,73 @@ static void sort_keypos(KeyPos *a, KeyPos *tmp, int64_t n)
         groups = m + 1;                                                         \
     } while (0)
 
+/* Sum each group of rows with equal keys into its first row (in place), in order. */
+#define SUM_INTO_FIRST(T)                                                       \
+    do {                                                                        \
+        T *v = (T *)base;                                                       \
+        for (int64_t i = 0, g0 = 0; i < n; i++) {                               \
+            if (i == 0 || order[i].key != order[i - 1].key) {                   \
+                g0 = i;                                                         \
+                continue;                                                       \
+            }                                                                   \
+            T *dst = v + order[g0].pos * cols;                                  \
+            const T *row = v + order[i].pos * cols;                             \
+            for (int64_t j = 0; j < cols; j++)                                  \
+                dst[j] = dst[j] + row[j];                                       \
+        }                                                                       \
+    } while (0)
+
+/*
+ * In-place coalescing: each group's rows are summed into its first row, then the first
+ * rows are moved to positions 0, 1, ... (group order) by following the chains of the
+ * moves, carrying one row at a time: every row is read and written once and no copy of
+ * the whole array is made. dest (n entries) is scratch; carry has room for two rows.
+ */
+static int64_t coalesce_in_place(const KeyPos *order, int64_t n, char *base, size_t rowbytes,
+                                 int is_f64, int64_t cols, int64_t *oi, int64_t *dest,
+                                 char *carry)
+{
+    if (is_f64)
+        SUM_INTO_FIRST(double);
+    else
+        SUM_INTO_FIRST(float);
+    int64_t m = 0;
+    for (int64_t p = 0; p < n; p++)
+        dest[p] = -1; /* -1: a summed-away row (free to overwrite), -2: already moved */
+    for (int64_t i = 0; i < n; i++)
+        if (i == 0 || order[i].key != order[i - 1].key) {
+            oi[m] = order[i].key;
+            dest[order[i].pos] = m++;
+        }
+    char *held = carry, *spare = carry + rowbytes;
+    for (int64_t s = 0; s < n; s++) {
+        int64_t q = dest[s];
+        if (q < 0)
+            continue;
+        dest[s] = -2;
+        if (q == s)
+            continue;
+        memcpy(held, base + s * rowbytes, rowbytes);
+        for (;;) {
+            int64_t next = dest[q];
+            if (next < 0) { /* q is free: its row was summed away or already moved out */
+                memcpy(base + q * rowbytes, held, rowbytes);
+                break;
+            }
+            memcpy(spare, base + q * rowbytes, rowbytes); /* pick up q's row, put ours */
+            memcpy(base + q * rowbytes, held, rowbytes);
+            char *t = held;
+            held = spare;
+            spare = t;
+            dest[q] = -2;
+            if (next == q) /* cannot happen: q's row was not in place */
+                break;
+            q = next;
+        }
+    }
+    return m;
+}
+
 /* coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> number of distinct rows.
  * Sorts the row ids (stably: repeats are summed in their original order) and sums the rows
  * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows, and
@@ -375,21 +442,17 @@ static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
         return PyLong_FromLong(0);
     const size_t rowbytes = (size_t)cols * (is_f64 ? 8 : 4);
     const int in_place = out_vals == vals;
-    KeyPos small[2 * 256];
-    char *heap = NULL;
-    KeyPos *order = small;
-    if (n > 256 || in_place) {
-        heap = (char *)malloc((size_t)n * (2 * sizeof(KeyPos) + (in_place ? rowbytes : 0)));
+    /* order and tmp (the sort's scratch, then dest when in place) and two carried rows */
+    const size_t need = (size_t)n * 2 * sizeof(KeyPos) + (in_place ? 2 * rowbytes : 0);
+    KeyPos small[2 * 256 + 2 * 1024 / sizeof(KeyPos)]; /* aligned for ids and rows */
+    char *heap = NULL, *mem = (char *)small;
+    if (need > sizeof small) {
+        heap = (char *)malloc(need);
         if (!heap)
             return PyErr_NoMemory();
-        order = (KeyPos *)heap;
+        mem = heap;
     }
-    KeyPos *tmp = order + n;
-    const char *src = (const char *)(uintptr_t)vals;
-    if (in_place) { /* the rows are rewritten in place: read them from a copy */
-        memcpy(tmp + n, src, (size_t)n * rowbytes);
-        src = (const char *)(tmp + n);
-    }
+    KeyPos *order = (KeyPos *)mem, *tmp = order + n;
     const int64_t *ids = (const int64_t *)(uintptr_t)idx;
     int64_t *oi = (int64_t *)(uintptr_t)out_idx;
     int64_t groups = 0;
@@ -398,10 +461,16 @@ static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
         order[i].pos = i;
     }
     sort_keypos(order, tmp, n);
-    if (is_f64)
-        SUM_GROUPS(double);
-    else
-        SUM_GROUPS(float);
+    if (in_place) {
+        groups = coalesce_in_place(order, n, (char *)(uintptr_t)vals, rowbytes, is_f64, cols,
+                                   oi, (int64_t *)tmp, (char *)(tmp + n));
+    } else {
+        const char *src = (const char *)(uintptr_t)vals;
+        if (is_f64)
+            SUM_GROUPS(double);
+        else
+            SUM_GROUPS(float);
+    }
     free(heap);
     return PyLong_FromLongLong(groups);
 }
