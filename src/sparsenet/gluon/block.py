@@ -30,6 +30,7 @@ from collections import OrderedDict, defaultdict
 
 from .. import initializer, ndarray as nd
 from ..ndarray.ndarray import NDArray
+from ..ops.registry import _MULTI_DEVICE
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 from .utils import HookHandle, _brief_print_list, _indent
 
@@ -539,7 +540,12 @@ class HybridBlock(Block):
             raise TypeError(f"{type(self).__name__}: the first input must be an NDArray, got "
                             f"{type(x).__name__}")
         try:
-            params = {k: p._data_like(x) for k, p in reg.items()}
+            params = {}
+            for k, p in reg.items():  # Parameter._data_like, inlined for one dense context
+                arrays = p._data
+                params[k] = arrays[0] if (arrays is not None and len(arrays) == 1
+                                          and p._stype == "default" and not _MULTI_DEVICE) \
+                    else p._data_like(x)
         except DeferredInitializationError:
             self._deferred_infer_shape(x, *args)
             for p in self.params.values():

@@ -61,6 +61,8 @@ def _like(label, pred):
     if label.numel() != pred.numel():
         raise ValueError(f"loss: label of shape {tuple(label.shape)} ({label.numel()} elements) "
                          f"cannot be reshaped like prediction of shape {tuple(pred.shape)}")
+    if pred.shape[-1] == 1 and label.shape == pred.shape[:-1]:  # (N,) labels, (N, 1) scores
+        return label.unsqueeze(-1)
     return label.reshape(pred.shape)
 
 

@@ -98,8 +98,11 @@ class Rule:
             if len(keys) == 1:
                 key, value = keys[0], values[0]
                 self.when = lambda p: p[key] == value
+            elif len(keys) == 2:  # the common case (dot's transpose flags), without a generator
+                (k1, k2), (v1, v2) = keys, values
+                self.when = lambda p: p[k1] == v1 and p[k2] == v2
             else:
-                self.when = lambda p: tuple(p[k] for k in keys) == values
+                self.when = lambda p: all(p[k] == v for k, v in zip(keys, values))
             self.condition = ", ".join(f"{k}={v!r}" for k, v in when.items())
         else:
             self.when = when
