@@ -172,8 +172,9 @@ def test_forked_child_runs_kernels():
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(0, 256), tail=st.sampled_from([(), (1,), (4,), (2, 3), (300,)]),
-       f64=st.booleans(), span=st.sampled_from([1, 3, 50, 2000]))
+@given(n=st.sampled_from([0, 1, 2, 7, 100, 256, 1000, 1024]),
+       tail=st.sampled_from([(), (1,), (4,), (2, 3), (300,)]), f64=st.booleans(),
+       span=st.sampled_from([1, 3, 50, 2000]))
 def test_coalesce_rows_equals_torch_coalesce(n, tail, f64, span):
     dtype = torch.float64 if f64 else torch.float32
     gen = torch.Generator().manual_seed(n * 31 + span)
@@ -203,8 +204,8 @@ def test_coalesce_rows_sums_repeats_in_order():
 
 
 def test_coalesce_rows_declines_large_or_foreign_input():
-    assert native_rows.coalesce_rows(torch.zeros(257, dtype=torch.int64),
-                                     torch.zeros(257, 2)) is None
+    assert native_rows.coalesce_rows(torch.zeros(1025, dtype=torch.int64),
+                                     torch.zeros(1025, 2)) is None
     assert native_rows.coalesce_rows(torch.tensor([1, 0]), torch.ones(2, 2).half()) is None
     assert native_rows.coalesce_rows(torch.tensor([1, 0]).int(), torch.ones(2, 2)) is None
 

@@ -39,7 +39,7 @@ __all__ = ["ENABLED", "available", "lazy_step", "sgd_dense", "coalesce_rows"]
 ENABLED = os.environ.get("SPARSENET_NATIVE_ROWS", "1") != "0"
 _NUM_ARRAYS = {"sgd": 1, "sgd_mom": 2, "adam": 3, "adagrad": 2}
 _DTYPES = (torch.float32, torch.float64)
-_COALESCE_MAX = 256  # more ids: torch's coalesce (measured faster beyond)
+_COALESCE_MAX = 1024  # more ids: torch's coalesce (its sort wins from about 2,000 ids)
 _SMALL = 1 << 16  # elements: larger dense weights go to torch's multi-threaded kernels
 
 
@@ -178,7 +178,8 @@ def coalesce_rows(rows, values, in_place=False):
     The row gradient of ``embedding_bag`` (``dot(csr, W)``) has one row per stored
     value of the batch, with repeats; a row_sparse gradient holds each row once, in
     order. Repeats are summed in their original order. Only small batches take this
-    path (up to 256 ids), where torch's coalesce costs more in dispatch than in work.
+    path (up to 1,024 ids), where torch's coalesce costs more: about 7.8 against 5.6 us at
+    100 ids of 128 floats, 38 against 26 us at 1,000.
     With ``in_place`` the sums are written over ``values`` (a view of it is returned):
     for values nobody else holds, such as those of a gradient autograd has just handed
     over. ``rows`` is never written (a sparse gradient's ids are often the input's own
