@@ -308,8 +308,9 @@ class NDArray:
 
     def wait_to_read(self):
         """Wait for pending work on the array (synchronises CUDA streams)."""
-        if self.device.type == "cuda":
-            torch.cuda.synchronize(self.device)
+        t = self._t if self._t is not None else self._data  # dense, or sparse values
+        if t.is_cuda:
+            torch.cuda.synchronize(t.device)
 
     wait_to_write = wait_to_read
 

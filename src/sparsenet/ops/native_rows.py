@@ -24,7 +24,6 @@ True
 >>> w[:, 0].tolist() if available() else [1.0, 0.0, 1.0, 0.0]
 [1.0, 0.0, 1.0, 0.0]
 """
-import math
 import os
 
 import torch
@@ -108,30 +107,30 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
     """
     if not ENABLED or _native is None:
         return False
-    tensors = (weight,) + tuple(states)
+    # as few tensor queries as will do: this runs once per step, often with cold caches
     dtype, shape = weight.dtype, weight.shape
-    if len(tensors) != _NUM_ARRAYS[kernel] or not shape or dtype not in _DTYPES:
-        return False
-    if rows.dtype != torch.int64 or not rows.is_cpu or not rows.is_contiguous():
+    if (dtype not in _DTYPES or not shape or len(states) + 1 != _NUM_ARRAYS[kernel]
+            or rows.dtype != torch.int64 or not rows.is_cpu or not rows.is_contiguous()):
         return False
     n = rows.numel()
-    if grad_rows.shape != (n,) + tuple(shape[1:]):
-        return False
-    for t in tensors + (grad_rows,):
+    for t in (weight, grad_rows) + tuple(states):
         if t.dtype != dtype or not t.is_cpu or not t.is_contiguous():
             return False
-    for t in tensors[1:]:
+    cols = weight.stride(0)  # elements per row (weight is contiguous)
+    if grad_rows.numel() != n * cols:
+        return False
+    for t in states:
         if t.shape != shape:
             return False
-    ptr = [t.data_ptr() for t in tensors] + [0] * (3 - len(tensors))
-    clip = -1.0 if clip_gradient is None else float(clip_gradient)
+    ptr = [weight.data_ptr()] + [t.data_ptr() for t in states] + [0] * (2 - len(states))
     rc = getattr(_native, kernel)(
-        ptr[0], ptr[1], ptr[2], grad_rows.data_ptr(), rows.data_ptr(), n, math.prod(shape[1:]),
-        shape[0], dtype == torch.float64, torch.get_num_threads(), float(lr), float(wd),
-        float(rescale_grad), clip, float(a), float(b), float(epsilon))
+        ptr[0], ptr[1], ptr[2], grad_rows.data_ptr(), rows.data_ptr(), n, cols, shape[0],
+        dtype == torch.float64, torch.get_num_threads(), float(lr), float(wd),
+        float(rescale_grad), -1.0 if clip_gradient is None else float(clip_gradient), float(a),
+        float(b), float(epsilon))
     if rc:
         return False
-    _bump_versions(tensors)  # written through raw pointers
+    _bump_versions((weight,) + tuple(states))  # written through raw pointers
     return True
 
 

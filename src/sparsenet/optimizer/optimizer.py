@@ -384,16 +384,15 @@ class Optimizer:
         dense states, ``lazy_update=True``), whose kernel tries the same native call first:
         this only saves the dispatch on the training hot path."""
         if (lazy is not True or grad.stype != ROW_SPARSE or weight.stype != DEFAULT
-                or grad.shape != weight.shape):
+                or grad._shape != weight._t.shape):
             return False
         for s in states:
             if s.stype != DEFAULT:
                 return False
-        clip = self.clip_gradient
         return lazy_step(kernel, weight._t, tuple(s._t for s in states), grad._data,
                          grad._indices, lr=step["lr"], wd=step["wd"],
-                         rescale_grad=self.rescale_grad,
-                         clip_gradient=-1.0 if clip is None else clip, **params)
+                         rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient,
+                         **params)
 
     def _count(self, index):
         """Count the update; return ``(lr, wd, t)`` for parameter ``index``."""
