@@ -113,6 +113,11 @@ def test_label_is_reshaped_like_prediction_and_sizes_checked():
     with pytest.raises(ValueError, match="label of shape \\(4,\\) .* cannot be reshaped like "
                                          "prediction of shape \\(3, 1\\)"):
         l2(mx.nd.zeros((3, 1)), mx.nd.ones((4,)))
+    # same size, other layout: the label is read in row-major order, as MXNet reshapes it
+    pred = mx.nd.zeros((3, 2, 1))
+    label = mx.nd.array(np.arange(6.0).reshape(2, 3))
+    want = (0.5 * np.arange(6.0).reshape(3, 2) ** 2).mean(axis=1)
+    np.testing.assert_allclose(l2(pred, label).asnumpy(), want, rtol=1e-6)
 
 
 def test_loss_repr_and_bad_arguments():

@@ -118,3 +118,26 @@ def test_registry_lists_and_table_is_current():
     with open(path) as f:
         assert f.read() == stype_table(), \
             "docs/stype_table.md is stale: run python tools/gen_stype_table.py"
+
+
+def test_dense_calls_skip_dispatch_with_the_same_results():
+    """Operators with no rule row for dense inputs run their dense definition directly on
+    dense arrays; the result equals the dispatching path's, and anything else (sparse
+    inputs, ``out=``, positional parameters) still dispatches."""
+    op = get_op("broadcast_add")
+    assert op._dense_only
+    a, b = mx.nd.array([[1.0], [2.0]]), mx.nd.array([10.0, 20.0])
+    fast = op(a, b)
+    slow = op._dispatch([a, b], op.bind_params({}))
+    assert type(fast) is type(slow)
+    np.testing.assert_array_equal(fast.asnumpy(), slow.asnumpy())
+    np.testing.assert_array_equal(fast.asnumpy(), [[11, 21], [12, 22]])
+    out = mx.nd.zeros((2, 2))
+    assert op(a, b, out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), fast.asnumpy())
+    # a 0-d result becomes shape (1,), as on the dispatching path
+    assert mx.nd.sum(mx.nd.ones((2, 2))).shape == (1,)
+    # an operator with a rule for dense inputs keeps dispatching to it
+    assert not get_op("take")._dense_only and not get_op("cast_storage")._dense_only
+    with pytest.raises(TypeError, match=r"unexpected parameter\(s\) \['bogus'\]"):
+        mx.nd.sigmoid(a, bogus=1)
