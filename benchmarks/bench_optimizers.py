@@ -1,7 +1,7 @@
 """One optimizer step with a row_sparse gradient: sparsenet vs PyTorch (vs MXNet 1.9.1 when given).
 
     python benchmarks/bench_optimizers.py [--threads 2] [--repeat 30] [--rows 1000 10000]
-                                          [--mxnet-python /tmp/mx/bin/python]
+                                          [--streak 1] [--mxnet-python /tmp/mx/bin/python]
 
 A 1,000,000 x 128 float32 dense weight and coalesced row_sparse gradients of
 ``rows`` random rows (64 rotating gradients, each call takes the next one, so the
@@ -16,6 +16,12 @@ gathers and scatters as each lazy kernel with no arithmetic (random 512-byte row
 latency-bound, so this floor sits well above the bandwidth bound). Prints Markdown
 tables of median milliseconds and the ratios sparsenet / fastest peer, / bound and
 / floor.
+
+Implementations take turns; ``--streak N`` makes each turn N calls in a row. With 1
+every call finds its own code, and not only its rows, cold: all the other
+implementations ran since its last call. With 4 the rows stay cold (each call has the
+next gradient of the rotation) but the code is warm after the first call of a turn, as
+in a training loop that runs the step every batch.
 """
 import argparse
 import gc
@@ -38,21 +44,25 @@ ROWS_TOTAL, DIM, ROTATE = 1_000_000, 128, 64
 TRAFFIC = {"SGD": 3, "SGD-momentum": 5, "Adam": 7, "AdaGrad": 5}
 
 
-def interleaved_medians(steps, repeat, warmup=2, external=None, block=5):
+def interleaved_medians(steps, repeat, warmup=2, external=None, block=5, streak=1):
     """Median milliseconds of each step function, calling them round-robin so that load
     changes on a shared machine hit every implementation alike. Every call gets the next
-    gradient of the rotation, so the rows it touches are cold in the cache. ``external``
-    (a process measuring other implementations) runs ``block`` rounds after each block."""
+    gradient of the rotation, so the rows it touches are cold in the cache. Each turn of an
+    implementation is ``streak`` calls in a row (1: its code is cold too, every other
+    implementation having run since its last call; more: its code is warm after the first,
+    as in a training loop that steps every batch). ``external`` (a process measuring other
+    implementations) runs ``block`` rounds after each block."""
     times = {name: [] for name in steps}
     call = 0
     for i in range(warmup + repeat):
         for name, step in steps.items():
-            t0 = time.perf_counter()
-            step(call % ROTATE)
-            elapsed = time.perf_counter() - t0
-            call += 1
-            if i >= warmup:
-                times[name].append(elapsed)
+            for _ in range(streak):
+                t0 = time.perf_counter()
+                step(call % ROTATE)
+                elapsed = time.perf_counter() - t0
+                call += 1
+                if i >= warmup:
+                    times[name].append(elapsed)
         if external is not None and (i + 1) % block == 0:
             for name, ts in external.run(block, keep=i >= warmup).items():
                 times.setdefault(name, []).extend(ts)
@@ -191,7 +201,7 @@ def dense_adam_contrast(weight, repeat):
 MXNET_SCRIPT = textwrap.dedent("""
     import json, sys, time
     import numpy as np, mxnet as mx
-    rows, total, dim, rotate = map(int, sys.argv[1:5])
+    rows, total, dim, rotate, streak = map(int, sys.argv[1:6])
     rng = np.random.default_rng(rows)
     grads = []
     for _ in range(rotate):
@@ -215,8 +225,9 @@ MXNET_SCRIPT = textwrap.dedent("""
         out = {name: [] for name in steps}
         for _ in range(n):
             for name, step in steps.items():
-                t0 = time.perf_counter(); step(call % rotate); w.wait_to_read()
-                out[name].append(time.perf_counter() - t0); call += 1
+                for _ in range(streak):
+                    t0 = time.perf_counter(); step(call % rotate); w.wait_to_read()
+                    out[name].append(time.perf_counter() - t0); call += 1
         print(json.dumps(out), flush=True)
 """)
 
@@ -229,11 +240,12 @@ class MXNetSteps:
              "Adam": "MXNet 1.9.1 adam_update (lazy)",
              "AdaGrad": "MXNet 1.9.1 sparse.adagrad_update"}
 
-    def __init__(self, python, rows, threads):
+    def __init__(self, python, rows, threads, streak=1):
         env = dict(os.environ, OMP_NUM_THREADS=str(threads),
                    MXNET_CPU_WORKER_NTHREADS=str(threads))
         self.proc = subprocess.Popen([python, "-c", MXNET_SCRIPT, str(rows), str(ROWS_TOTAL),
-                                      str(DIM), str(ROTATE)], env=env, stdin=subprocess.PIPE,
+                                      str(DIM), str(ROTATE), str(streak)], env=env,
+                                     stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
         while self.proc.stdout.readline().strip() != "ready":
             if self.proc.poll() is not None:
@@ -282,6 +294,9 @@ def main(argv=None):
     p.add_argument("--mxnet-python", default=None,
                    help="python of a venv with mxnet==1.9.1 (measured in a subprocess)")
     p.add_argument("--no-dense", action="store_true", help="skip the dense Adam contrast")
+    p.add_argument("--streak", type=int, default=1,
+                   help="calls of one implementation in a row, each on the next gradient (1: "
+                        "its code is cold too; 4: warm after the first call, as in training)")
     p.add_argument("--rotate", type=int, default=ROTATE,
                    help="gradients in the rotation (1: the same rows every call, warm in the "
                         "cache; the default makes every call's rows cold)")
@@ -291,7 +306,8 @@ def main(argv=None):
     warnings.filterwarnings("ignore", message="Sparse invariant checks")
     bandwidth = copy_bandwidth_gbs()
     print(f"torch {torch.__version__}, {args.threads} thread(s), weight {ROWS_TOTAL:,} x {DIM} "
-          f"float32, {ROTATE} rotating gradients, median of {args.repeat}; measured copy "
+          f"float32, {ROTATE} rotating gradients, {args.streak} call(s) in a row, median of "
+          f"{args.repeat * args.streak}; measured copy "
           f"bandwidth {bandwidth:.1f} GB/s\n")
     weight = torch.randn(ROWS_TOTAL, DIM)
     # sparsenet's copy, allocated as a Gluon Parameter's or mx.nd.zeros' (on huge pages
@@ -302,10 +318,11 @@ def main(argv=None):
         grads = make_grads(rows, seed=rows)
         steps = {**sparsenet_steps(sn_weight, grads), **torch_steps(weight, grads),
                  **floor_steps(weight, grads)}
-        external = MXNetSteps(args.mxnet_python, rows, args.threads) if args.mxnet_python \
-            else None
+        external = MXNetSteps(args.mxnet_python, rows, args.threads, args.streak) \
+            if args.mxnet_python else None
         try:
-            results = interleaved_medians(steps, args.repeat, external=external)
+            results = interleaved_medians(steps, args.repeat, external=external,
+                                          streak=args.streak)
         finally:
             if external is not None:
                 external.close()
