@@ -196,8 +196,8 @@ def coalesce_rows(rows, values, in_place=False):
             or values.dtype not in _DTYPES or not values.is_cpu or values.dim() < 1
             or values.shape[0] != n or not rows.is_contiguous() or not values.is_contiguous()):
         return None
-    out_rows = torch.empty(n, dtype=torch.int64)
-    out_values = values if in_place else torch.empty(values.shape, dtype=values.dtype)
+    out_rows = rows.new_empty(n)  # int64 on the CPU, as rows (cheaper than torch.empty here)
+    out_values = values if in_place else torch.empty_like(values)
     m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, values.numel() // n if n else 0,
                               values.dtype == torch.float64, out_rows.data_ptr(),
                               out_values.data_ptr())
