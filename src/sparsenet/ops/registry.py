@@ -261,7 +261,7 @@ class Operator:
                         return NDArray(res) if res.dim() else NDArray(res.reshape(1))
                     return [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
                         else wrap(res)
-        # arrays given positionally, parameters by keyword (the common call)
+        # arrays (dense or sparse) given positionally, parameters by keyword
         if (not self.variadic and len(args) <= self._n_inputs
                 and _ARRAY_TYPES.issuperset(map(type, args))
                 and (not kwargs or self._param_set.issuperset(kwargs))):
