@@ -517,6 +517,10 @@ def _store(var, g, accumulate, owned):
     add = accumulate or var._grad_req == "add"
     if buf.stype == "default" and var.stype == "default":
         _store_dense(buf, g, add, owned)
+    elif (not add and g.is_sparse and buf.stype == "row_sparse" and var.stype == "default"
+          and buf._grad is None):
+        # the row gradient of a dense weight: the buffer takes the touched rows
+        buf._data, buf._indices = _rsp_parts(g, buf._shape, owned)
     else:
         new = _grad_array(var, g, owned)
         if add:
@@ -617,7 +621,6 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     else:
         torch.autograd.backward(outs, grads, retain_graph=retain_graph)
     written = set()
-    fresh, nonzero, rsp_class = _fresh, _nonzero, _lazy.RowSparseNDArray
     grad_mode = torch.is_grad_enabled()
     torch._C._set_grad_enabled(False)
     try:
@@ -630,32 +633,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
                 continue
             t.grad = None
             v = entry.sink if entry.sink is not None else entry.ref()
-            if v is None:
+            if v is None or v._grad is None or v._grad_req == "null":
                 continue
-            buf, req = v._grad, v._grad_req
-            if buf is None or req == "null":
-                continue
-            key = id(buf)
-            if key in written:  # views sharing one buffer add up
-                _store(v, g, True, True)
-                continue
+            key = id(v._grad)
+            _store(v, g, key in written, True)  # views sharing one buffer add up
             written.add(key)
-            bt = buf._t
-            if (req == "write" and bt is not None and v.stype == "default" and not g.is_sparse
-                    and g.dtype == bt.dtype and g.shape == bt.shape and g.stride() == bt.stride()):
-                # the common case of _store: a dense buffer takes over the tensor autograd
-                # handed over (nobody else references it)
-                buf._t = g
-                if key in nonzero:
-                    nonzero[key] = None
-                fresh[key] = weakref.ref(buf)
-            elif (req == "write" and g.is_sparse and buf.__class__ is rsp_class
-                  and buf._grad is None and v.stype == "default"):
-                # the row_sparse gradient of a dense weight: the buffer takes the touched rows
-                buf._data, buf._indices = _rsp_parts(g, buf._shape, True)
-                fresh[key] = weakref.ref(buf)
-            else:
-                _store(v, g, False, True)
     finally:
         torch._C._set_grad_enabled(grad_mode)
 

@@ -257,10 +257,9 @@ class Operator:
                             res = self.fn(*tensors, **kwargs)
                         finally:
                             torch._C._set_grad_enabled(True)
-                    if res.__class__ is torch.Tensor:
-                        return NDArray(res) if res.dim() else NDArray(res.reshape(1))
-                    return [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
-                        else wrap(res)
+                    if isinstance(res, (tuple, list)):
+                        return [wrap(t) for t in res]
+                    return wrap(res)
         # arrays (dense or sparse) given positionally, parameters by keyword
         if (not self.variadic and len(args) <= self._n_inputs
                 and _ARRAY_TYPES.issuperset(map(type, args))

@@ -106,8 +106,8 @@ class SGD(Optimizer):
         sparse_ok = self.lazy_update is True
         for item in zip(indices, weights, grads, states):
             _, w, g, st = item
-            wt = w._t
             if st is None and w.stype == "default":
+                wt = w._t
                 if g.stype == "default":
                     gt = g._t
                     if gt.shape == wt.shape and gt.dtype == wt.dtype:
