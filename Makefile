@@ -7,7 +7,12 @@ TORCH_VERSION ?= 2.13.0
 TORCH_CPU_INDEX ?= https://download.pytorch.org/whl/cpu
 PYTEST_ARGS ?=
 
-.PHONY: setup test demo stype-table clean
+# make test-native-off: the suite again with the native kernels switched off (their torch paths).
+# make test-compat: the suite on the oldest torch the package admits and the newest PyPI has.
+TORCH_MIN ?= 2.4.1
+TORCH_NEW ?= 2.15.0
+
+.PHONY: setup test test-native-off test-compat demo stype-table clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +33,21 @@ test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
 	$(BIN)/python tools/gen_stype_table.py --check
 
+test-native-off: setup
+	SPARSENET_NATIVE_ROWS=0 SPARSENET_LIBSVM_KERNEL=python OMP_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
+
+# each torch in a venv of its own (PyPI's Linux wheels of these releases are CUDA builds; the
+# tests run on the CPU); PIP_CONSTRAINT= lifts a machine-wide cap on the torch version
+test-compat:
+	@for v in $(TORCH_MIN) $(TORCH_NEW); do \
+	  echo "== torch $$v"; \
+	  test -x .venv-torch-$$v/bin/python || $(PYTHON) -m venv .venv-torch-$$v || exit 1; \
+	  PIP_CONSTRAINT= .venv-torch-$$v/bin/pip install -q "torch==$$v" || exit 1; \
+	  PIP_CONSTRAINT= .venv-torch-$$v/bin/pip install -q -e ".[test]" || exit 1; \
+	  OMP_NUM_THREADS=1 .venv-torch-$$v/bin/python -m pytest -n 2 -q $(PYTEST_ARGS) || exit 1; \
+	done
+
 demo: setup
 	$(BIN)/python examples/demo.py
 
@@ -35,4 +55,4 @@ stype-table: setup
 	$(BIN)/python tools/gen_stype_table.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache demo_output
+	rm -rf $(VENV) .venv-torch-* build *.egg-info .pytest_cache demo_output

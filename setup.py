@@ -1,7 +1,7 @@
 """Build the optional native kernels (metadata lives in pyproject.toml).
 
-``pip install -e .`` compiles ``sparsenet.io._libsvm_native`` (the LibSVM parser)
-and ``sparsenet.ops._rows_native`` (fused lazy optimizer steps on CPU); inside a
+``pip install -e .`` compiles ``sparsenet.io.libsvm._native`` (the LibSVM parser)
+and ``sparsenet.ops._row_kernels`` (fused lazy optimizer steps on CPU); inside a
 source checkout ``python setup.py build_ext --inplace`` does the same. Without a
 C compiler the build skips them (``optional=True``): sparsenet.io parses with its
 pure-Python reference kernel and the optimizers use their torch index-op kernels,
@@ -12,17 +12,17 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "sparsenet.io._libsvm_native",
-            sources=["src/sparsenet/io/_libsvm_native.c"],
-            depends=["src/sparsenet/io/libsvm_numbers.h", "src/sparsenet/io/libsvm_buffers.h",
-                     "src/sparsenet/io/libsvm_format.h"],
-            include_dirs=["src/sparsenet/io"],
+            "sparsenet.io.libsvm._native",
+            sources=["src/sparsenet/io/libsvm/_native.c"],
+            depends=["src/sparsenet/io/libsvm/numbers.h", "src/sparsenet/io/libsvm/buffers.h",
+                     "src/sparsenet/io/libsvm/format.h"],
+            include_dirs=["src/sparsenet/io/libsvm"],
             extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-parameter"],
             optional=True,
         ),
         Extension(
-            "sparsenet.ops._rows_native",
-            sources=["src/sparsenet/ops/_rows_native.c"],
+            "sparsenet.ops._row_kernels",
+            sources=["src/sparsenet/ops/_row_kernels.c"],
             # no fused multiply-adds: every build (and CPU) gives the same bits
             extra_compile_args=["-O3", "-std=gnu11", "-fno-math-errno", "-ffp-contract=off",
                                 "-fopenmp", "-Wall", "-Wno-unused-parameter"],

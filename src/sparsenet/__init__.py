@@ -9,12 +9,13 @@ fallback, sparse operators, and the training stack around them.
 >>> mx.nd.dot(x, mx.nd.ones((2, 4)), transpose_a=True).stype
 'row_sparse'
 """
-from . import base, config, context
+from . import base, config, context, attribute
+from .attribute import AttrScope
 from .base import MXNetError, SparsenetError
 from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
-from . import autograd, random, test_utils
+from . import autograd, random
 from . import io
 from . import optimizer, lr_scheduler
 from . import initializer
@@ -26,10 +27,11 @@ from .symbol import name
 from . import metric, model, callback
 from . import module
 from . import module as mod
+from . import runtime, test_utils
 
 __version__ = "0.1.0"
 
-__all__ = ["base", "config", "context", "MXNetError", "SparsenetError", "Context", "cpu", "gpu",
-           "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
+__all__ = ["base", "config", "context", "attribute", "AttrScope", "MXNetError", "SparsenetError",
+           "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
            "test_utils", "io", "optimizer", "lr_scheduler", "initializer", "init", "gluon",
-           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod"]
+           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod", "runtime"]

@@ -3,18 +3,21 @@
 Operators are recorded only inside :func:`record`; outside it they run under
 ``torch.no_grad()``. Variables are arrays on which :meth:`NDArray.attach_grad`
 was called (Gluon parameters are variables); :func:`backward` computes their
-gradients with ``torch.autograd.grad`` and stores them by each variable's
-``grad_req``: ``'write'`` overwrites, ``'add'`` accumulates (also for
-row_sparse gradients, which MXNet refuses), ``'null'`` skips.
+gradients and stores them by each variable's ``grad_req``: ``'write'``
+overwrites, ``'add'`` accumulates (also for row_sparse gradients, which MXNet
+refuses), ``'null'`` skips. How a gradient lands in a buffer of each storage
+type is the table of :mod:`sparsenet.grad_store`.
+
+The gradient with respect to a sparse variable is the full mathematical
+gradient, as in MXNet: a recorded operator reads a sparse variable through a
+dense graph tensor, so positions the array does not store get their gradient
+too (stored in the buffer's storage type). The row views of a Gluon
+row_sparse parameter (``row_sparse_data``) are the exception: they are
+variables over the rows they hold, the rows the batch needs.
 
 Sparse kernels (``dot(csr, W)``, ``FullyConnected(csr, W)``, ``Embedding``,
-``take``) hand the gradient of a variable ``W`` to torch as a sparse COO
-tensor. It is stored in the variable's gradient buffer without ever building a
-dense intermediate: a row_sparse buffer receives the touched rows (sorted,
-unique); a dense buffer is written in place, and only the entries written by
-the previous step are cleared (the buffer remembers them, and checks the
-tensor's version counter so that any other write makes it fall back to a full
-clear).
+``take``) hand the gradient of a dense weight ``W`` to torch as a sparse COO
+tensor; it is stored without ever building a dense intermediate.
 
 >>> import sparsenet as mx
 >>> x = mx.nd.array([1.0, 2.0, 3.0])
@@ -25,235 +28,31 @@ clear).
 >>> x.grad.asnumpy()
 array([2., 4., 6.], dtype=float32)
 """
-import threading
 import weakref
 
 import torch
 
+from . import grad_store, recording
 from .base import SparsenetError
+from .grad_store import zero_grad
+from .ndarray import nonzero
+from .ndarray.ndarray import NDArray
+from .ndarray.nonzero import nonzero_entries
+from .ndarray.row_sparse import RowSparseNDArray
+from .recording import (STATE, is_recording, is_training, pause, predict_mode, record,
+                        register_variable, set_recording, set_training, train_mode, alias_of)
+from .torch_compat import node_metadata, run_backward, set_grad_enabled
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "backward", "grad", "mark_variables", "Function",
-           "zero_grad", "nonzero_entries"]
+           "zero_grad", "nonzero_entries", "get_symbol"]
 
-
-class _State(threading.local):
-    def __init__(self):
-        self.recording = False
-        self.training = False
-
-
-STATE = _State()
-
-
-class _Lazy:
-    """Classes and kernels of modules that import this one, resolved on first use."""
-
-    def __getattr__(self, name):
-        from .ndarray.cast_storage import cast_storage
-        from .ndarray.ndarray import NDArray
-        from .ndarray.row_sparse import RowSparseNDArray
-        from .ops.arithmetic import add_into
-        from .ops.native_rows import coalesce_rows
-        self.__dict__.update(NDArray=NDArray, RowSparseNDArray=RowSparseNDArray,
-                             cast_storage=cast_storage, add_into=add_into,
-                             coalesce_rows=coalesce_rows)
-        try:
-            return self.__dict__[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-_lazy = _Lazy()
-_variables = {}        # id(array) -> weakref to an array with a gradient buffer
-_fresh = {}            # id(grad buffer) -> weakref, for buffers written since the last step
-_nonzero = {}          # id(dense grad buffer) -> _Entries or None (where its nonzeros may be)
-
-
-def is_recording():
-    """Return True inside :func:`record` (and not inside :func:`pause`).
-
-    >>> is_recording()
-    False
-    """
-    return STATE.recording
-
-
-def is_training():
-    """Return True in training mode (inside ``record()`` by default, or ``train_mode()``).
-
-    >>> is_training()
-    False
-    """
-    return STATE.training
-
-
-def set_recording(is_record):
-    """Set the recording state; return the previous one.
-
-    >>> set_recording(False)
-    False
-    """
-    old, STATE.recording = STATE.recording, bool(is_record)
-    if STATE.recording:
-        torch.set_grad_enabled(True)
-    return old
-
-
-def set_training(train_mode_):
-    """Set the training state; return the previous one.
-
-    >>> set_training(False)
-    False
-    """
-    old, STATE.training = STATE.training, bool(train_mode_)
-    return old
-
-
-class _Scope:
-    """Context manager setting the recording/training state (None keeps a flag)."""
-
-    __slots__ = ("_rec", "_train", "_old")
-
-    def __init__(self, recording, training):
-        self._rec, self._train = recording, training
-
-    def __enter__(self):
-        st = STATE
-        self._old = (st.recording, st.training, torch.is_grad_enabled())
-        if self._rec is not None:
-            st.recording = self._rec
-        if self._train is not None:
-            st.training = self._train
-        torch._C._set_grad_enabled(st.recording)
-        return self
-
-    def __exit__(self, *exc):
-        st = STATE
-        st.recording, st.training, grad_mode = self._old
-        torch._C._set_grad_enabled(grad_mode)
-        return False
-
-
-def record(train_mode=True):  # noqa: A002 - MXNet's name
-    """Return a scope in which operators are recorded for :func:`backward`.
-
-    Parameters
-    ----------
-    train_mode : bool
-        Whether layers such as Dropout behave as in training (default True).
-
-    Examples
-    --------
-    >>> with record():
-    ...     is_recording(), is_training()
-    (True, True)
-    """
-    return _Scope(True, train_mode)
-
-
-def pause(train_mode=False):  # noqa: A002
-    """Return a scope in which operators are not recorded (inside a ``record()`` block).
-
-    >>> with record():
-    ...     with pause():
-    ...         is_recording()
-    False
-    """
-    return _Scope(False, train_mode)
-
-
-def train_mode():
-    """Return a scope with training behaviour on, recording unchanged.
-
-    >>> with train_mode():
-    ...     is_training()
-    True
-    """
-    return _Scope(None, True)
-
-
-def predict_mode():
-    """Return a scope with training behaviour off, recording unchanged.
-
-    >>> with record():
-    ...     with predict_mode():
-    ...         is_training()
-    False
-    """
-    return _Scope(None, False)
-
-
-# ---------------------------------------------------------------------- variables
-class _Entry:
-    """A variable's leaf tensor and its owner (an array, weakly held, or a strong sink)."""
-
-    __slots__ = ("tensor", "ref", "sink")
-
-    def owner(self):
-        return self.sink if self.sink is not None else self.ref()
-
-
-def register_variable(arr, sink=None):
-    """Remember ``arr`` as a variable whose gradient :func:`backward` computes.
-
-    The entry lives as long as the array's leaf tensor. ``sink`` (an object
-    with ``_grad``, ``_grad_req`` and the array's structure, not holding the
-    tensor) receives the gradient instead of ``arr``, and is kept alive even
-    after ``arr`` is dropped (the recorded graph may still need it).
-    """
-    t = arr._autograd_tensor()
-    old = _variables.get(id(t))
-    if old is not None and old.tensor() is t and old.sink is None and old.ref() is arr \
-            and sink is None:
-        return
-    _register(t, weakref.ref(arr), sink)
-
-
-def _register(t, ref, sink):
-    key = id(t)
-    entry = _Entry()
-
-    def _gone(_ref, key=key, entry=entry):
-        if _variables.get(key) is entry:
-            del _variables[key]
-
-    entry.tensor = weakref.ref(t, _gone)
-    entry.ref = ref
-    entry.sink = sink
-    _variables[key] = entry
-
-
-def alias_of(var):
-    """A new leaf tensor sharing ``var``'s storage whose gradient goes to ``var``'s buffer.
-
-    Kernels whose sparse gradient layout cannot be summed by torch with other
-    uses of the variable (the column-sparse gradient of ``dot(csr, W.T)``) read
-    the variable through an alias; :func:`backward` adds the gradients of the
-    variable and of its aliases in the buffer.
-    """
-    t = var._t.detach().requires_grad_(True)
-    _register(t, None, var)
-    return t
-
-
-def _aliases(var):
-    return [e.tensor() for e in list(_variables.values())
-            if e.sink is var and e.tensor() is not None]
-
-
-def attach_row_view(view, buf, grad_req):
-    """Make row_sparse ``view`` (rows of a parameter) a variable writing ``buf``.
-
-    The gradient with respect to the view's stored rows is stored in ``buf``
-    (the parameter's gradient buffer) as a row_sparse array with those rows.
-    """
-    from .ndarray.row_sparse import RowSparseNDArray
-    view._grad, view._grad_req = buf, grad_req
-    view._make_leaf(True)
-    sink = RowSparseNDArray._from_parts(None, view._indices, view.shape)
-    sink._grad, sink._grad_req = buf, grad_req
-    register_variable(view, sink=sink)
+# the gradient store's bookkeeping under the names other modules used before it moved
+_fresh = grad_store._fresh
+_forget = nonzero.forget
+_mark_zero = nonzero.mark_zero
+_scale_ = grad_store.scale_
+_CONSUMED = "sparsenet_backward_done"   # graph-node metadata: backward ran, graph freed
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
@@ -289,245 +88,27 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         var._attach_grad_buffer(g, req)
 
 
-# ---------------------------------------------------------------------- gradient storage
-class _Entries:
-    """Where the nonzeros of a dense gradient buffer may be: rows of axis 0 or flat positions."""
+def attach_row_view(view, buf, grad_req):
+    """Make row_sparse ``view`` (rows of a parameter) a variable writing ``buf``.
 
-    __slots__ = ("tensor", "version", "kind", "index")
-
-    def __init__(self, tensor, kind, index):
-        self.tensor = weakref.ref(tensor)
-        self.version = tensor._version
-        self.kind = kind        # 'rows' or 'flat'
-        self.index = index      # int64 tensor (may hold duplicates)
-
-
-def _entries(buf):
-    e = _nonzero.get(id(buf))
-    if e is None:
-        return None
-    t = buf._t
-    if e.tensor() is not t or t._version != e.version:
-        _nonzero[id(buf)] = None
-        return None
-    return e
-
-
-def _forget(buf):
-    if id(buf) in _nonzero:
-        _nonzero[id(buf)] = None
-
-
-def _remember(buf, kind, index):
-    t = buf._t
-    limit = t.shape[0] // 4 if kind == "rows" else t.numel() // 8
-    key = id(buf)
-    if key not in _nonzero:
-        weakref.finalize(buf, _nonzero.pop, key, None)
-    _nonzero[key] = None if index.numel() > limit else _Entries(t, kind, index)
-
-
-def _mark_zero(buf):
-    """Declare that dense buffer ``buf`` holds zeros (it was just allocated that way)."""
-    if buf.stype == "default" and buf._t.dim() > 0:
-        _remember(buf, "rows", buf._t.new_zeros(0, dtype=torch.int64))
-
-
-def nonzero_entries(buf):
-    """Where dense gradient ``buf`` may hold nonzeros: ``('rows', ids)``, ``('flat', pos)`` or None.
-
-    ``None`` means unknown (anywhere). The answer is exact bookkeeping of the
-    sparse gradients autograd wrote; any other write to the buffer makes it
-    ``None``. Index tensors may contain duplicates.
-
-    Examples
-    --------
-    >>> import sparsenet as mx
-    >>> w = mx.nd.ones((5, 2)); w.attach_grad()
-    >>> x = mx.nd.sparse.csr_matrix(([1.0], [3], [0, 1]), shape=(1, 5))
-    >>> with record():
-    ...     y = mx.nd.dot(x, w)
-    >>> y.backward()
-    >>> kind, ids = nonzero_entries(w.grad)
-    >>> kind, ids.tolist()
-    ('rows', [3])
+    The gradient with respect to the view's stored rows is stored in ``buf``
+    (the parameter's gradient buffer) as a row_sparse array with those rows.
     """
-    e = _entries(buf)
-    return None if e is None else (e.kind, e.index)
-
-
-def zero_grad(buf):
-    """Set a gradient buffer to zero in place (row_sparse: no stored rows).
-
-    A dense buffer whose nonzeros autograd knows is cleared only there.
-
-    >>> import sparsenet as mx
-    >>> g = mx.nd.ones((3,))
-    >>> zero_grad(g)
-    >>> g.asnumpy()
-    array([0., 0., 0.], dtype=float32)
-    """
-    if buf.stype != "default":
-        from .ops.kernels import empty_csr, empty_rsp
-        empty = empty_rsp if buf.stype == "row_sparse" else empty_csr
-        buf._replace(empty(buf.shape, buf._data.dtype, buf.device))
-        return
-    with torch.no_grad():
-        _clear_dense(buf)
-    _remember(buf, "rows", buf._t.new_zeros(0, dtype=torch.int64))
-
-
-def _scale_(arr, scale):
-    """Multiply ``arr`` in place by ``scale`` (a scalar tensor); zeros stay where they were."""
-    with torch.no_grad():
-        if arr.stype != "default":
-            arr._data.mul_(scale)
-            return
-        e = _entries(arr)
-        arr._t.mul_(scale)
-        if e is not None:
-            _remember(arr, e.kind, e.index)
-
-
-def _clear_dense(buf):
-    e = _entries(buf)
-    t = buf._t
-    if e is None:
-        t.zero_()
-    elif e.index.numel():
-        if e.kind == "rows":
-            t.index_fill_(0, e.index, 0)
-        else:
-            t.view(-1).index_fill_(0, e.index, 0)
-
-
-def _coo_parts(g):
-    """(kind, index, values) of a sparse COO gradient, as scattered into a dense buffer."""
-    idx, vals = g._indices(), g._values()
-    if g.sparse_dim() == 1:
-        return "rows", idx[0], vals
-    strides = torch.tensor(_row_major_strides(g.shape[:g.sparse_dim()]), dtype=torch.int64,
-                           device=idx.device)
-    flat = (idx * strides.unsqueeze(1)).sum(0)
-    if g.dense_dim():
-        inner = int(torch.tensor(g.shape[g.sparse_dim():]).prod())
-        flat = (flat.unsqueeze(1) * inner + torch.arange(inner, device=flat.device)).reshape(-1)
-        vals = vals.reshape(-1)
-    return "flat", flat, vals
-
-
-def _row_major_strides(shape):
-    strides, acc = [], 1
-    for s in reversed(shape):
-        strides.append(acc)
-        acc *= s
-    return strides[::-1]
-
-
-def _store_dense(buf, g, add, owned=False):
-    t = buf._t
-    if not g.is_sparse:
-        if add:
-            t.add_(g)
-        elif owned and g.dtype == t.dtype and g.shape == t.shape and g.stride() == t.stride():
-            buf._t = g  # autograd handed over a tensor nobody else references
-        else:
-            t.copy_(g)
-        _forget(buf)
-        return
-    kind, index, vals = _coo_parts(g)
-    prev = _entries(buf)
-    if not add:
-        _clear_dense(buf)
-        prev = None
-    vals = vals if vals.dtype == t.dtype else vals.to(t.dtype)
-    if kind == "rows":
-        t.index_add_(0, index, vals)
-    else:
-        t.view(-1).index_add_(0, index, vals)
-    if (add and prev is None) or (prev is not None and prev.kind != kind):
-        _forget(buf)
-        return
-    _remember(buf, kind, index if prev is None else torch.cat([prev.index, index]))
-
-
-def _rsp_parts(g, shape, owned=False):
-    """``(values, row ids)`` of the row_sparse form of sparse COO gradient ``g``."""
-    if g.sparse_dim() == 1:
-        if not g.is_coalesced():
-            # None: torch's coalesce; ``owned``: nobody else holds g's values, sum in place
-            rows = _lazy.coalesce_rows(g._indices(), g._values(), in_place=owned)
-            if rows is not None:
-                return rows[1], rows[0]
-            g = g.coalesce()
-        return g._values(), g._indices()[0]
-    g = g.coalesce()
-    idx, vals = g.indices(), g.values()
-    rows, inv = torch.unique(idx[0], sorted=True, return_inverse=True)
-    data = vals.new_zeros((rows.numel(),) + tuple(shape[1:]))
-    data.index_put_((inv,) + tuple(idx[1:]), vals, accumulate=True)
-    return data, rows
-
-
-def _rsp_from_coo(g, shape, owned=False):
-    data, rows = _rsp_parts(g, shape, owned)
-    return _lazy.RowSparseNDArray._from_parts(data, rows, tuple(shape))
-
-
-def _grad_array(var, g, owned=False):
-    """A torch gradient of ``var`` as an array of its gradient buffer's storage type
-    (``owned``: nobody else holds ``g``, its parts may be reused)."""
-    NDArray, cast_storage = _lazy.NDArray, _lazy.cast_storage
-    buf = var._grad
-    gstype = buf.stype if buf is not None else var.stype
-    if var.stype == "row_sparse" and g.is_sparse:
-        # a sparse gradient over the stored rows (positions): keep the touched rows only
-        from .ndarray.row_sparse import RowSparseNDArray
-        g = g.coalesce()
-        out = RowSparseNDArray._from_parts(g.values(), var._indices[g.indices()[0]], var.shape)
-        return out if gstype == "row_sparse" else cast_storage(out, gstype)
-    if var.stype != "default":  # gradient w.r.t. the stored values: same structure
-        out = var._with_data(g.to_dense() if g.is_sparse else g)
-        return out if gstype == var.stype else cast_storage(out, gstype)
-    if g.is_sparse:
-        if gstype == "row_sparse":
-            return _rsp_from_coo(g, var.shape, owned)
-        g = g.to_dense()
-    out = NDArray(g)
-    return out if gstype == "default" else cast_storage(out, gstype)
+    view._grad, view._grad_req = buf, grad_req
+    view._make_values_leaf()
+    sink = RowSparseNDArray._from_parts(None, view._indices, view.shape)
+    sink._grad, sink._grad_req = buf, grad_req
+    recording.register_leaf(view._data, weakref.ref(view), sink, full=False)
 
 
 def store_grad(var, g, accumulate=False, owned=False):
-    """Store torch gradient ``g`` of variable ``var`` into its buffer by ``grad_req``.
-
-    ``accumulate`` adds even under ``'write'`` (a second variable sharing the
-    buffer); ``owned`` says ``g`` is referenced nowhere else, so a dense buffer
-    may take it over instead of copying it.
-    """
-    grad_mode = torch.is_grad_enabled()
-    torch._C._set_grad_enabled(False)
-    try:
-        _store(var, g, accumulate, owned)
-    finally:
-        torch._C._set_grad_enabled(grad_mode)
+    """Store torch gradient ``g`` of variable ``var`` into its buffer by ``grad_req``
+    (see :func:`sparsenet.grad_store.store`)."""
+    grad_store.store(var, g, accumulate, owned, full=var._grad_is_full())
 
 
-def _store(var, g, accumulate, owned):
-    buf = var._grad
-    add = accumulate or var._grad_req == "add"
-    if buf.stype == "default" and var.stype == "default":
-        _store_dense(buf, g, add, owned)
-    elif (not add and g.is_sparse and buf.stype == "row_sparse" and var.stype == "default"
-          and buf._grad is None):
-        # the row gradient of a dense weight: the buffer takes the touched rows
-        buf._data, buf._indices = _rsp_parts(g, buf._shape, owned)
-    else:
-        new = _grad_array(var, g, owned)
-        if add:
-            _lazy.add_into(buf, new)
-        else:
-            buf._replace(new)
-    _fresh[id(buf)] = weakref.ref(buf)
+def _grad_array(var, g, owned=False):
+    return grad_store.grad_array(var, g, full=var._grad_is_full())
 
 
 # ---------------------------------------------------------------------- backward
@@ -536,7 +117,6 @@ def _head_tensors(heads, head_grads):
         t = heads[0]._autograd_tensor()
         if t is not None and t.requires_grad:
             return [t], [torch.ones_like(t)]
-    NDArray = _lazy.NDArray
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is None:
@@ -560,13 +140,14 @@ def _head_tensors(heads, head_grads):
 def head_grad_tensor(head, head_grad):
     """``head_grad`` as the gradient of ``head``'s autograd tensor.
 
-    A sparse head differentiates through its stored values, so a head gradient
-    given densely (any storage type) is read at the head's stored positions.
+    A head whose autograd tensor has its whole shape (dense, or sparse with a
+    dense graph tensor) takes the head gradient densely; a row view's values
+    take it at the stored positions.
     """
     t = head._autograd_tensor()
-    if head.stype == "default":
-        return head_grad._dense_tensor().to(device=t.device, dtype=t.dtype).expand_as(t)
     g = head_grad._dense_tensor().to(device=t.device, dtype=t.dtype)
+    if head.stype == "default" or head._grad_is_full():
+        return g.expand_as(t)
     if tuple(g.shape) != tuple(head.shape):
         g = g.expand(head.shape)
     if head.stype == "csr":
@@ -574,16 +155,35 @@ def head_grad_tensor(head, head_grad):
     return g.index_select(0, head._indices)
 
 
-# torch's engine entry behind torch.autograd.backward (after its argument checks), if present
-_run_engine = getattr(getattr(torch.autograd, "graph", None), "_engine_run_backward", None)
-# the engine itself: CPU graphs skip the wrapper's logging check and context stash (which only
-# carry torch.compile's configuration to the device threads of CUDA backward passes)
-_engine = getattr(getattr(torch.autograd, "variable", None), "Variable", None)
-_engine = getattr(_engine, "_execution_engine", None)
+def _check_not_consumed(outs):
+    for t in outs:
+        meta = node_metadata(t.grad_fn) if t.grad_fn is not None else None
+        if meta is not None and meta.get(_CONSUMED):
+            raise SparsenetError(
+                "backward: the graph of this head was already freed by an earlier backward() "
+                "(record the computation again, or pass retain_graph=True to the first "
+                "backward to run it more than once)")
 
 
-def _run(outs, grads, inputs, **kwargs):
-    return torch.autograd.grad(outs, inputs, grads, allow_unused=True, **kwargs)
+def _mark_consumed(outs):
+    for t in outs:
+        meta = node_metadata(t.grad_fn) if t.grad_fn is not None else None
+        if meta is not None:
+            meta[_CONSUMED] = True
+
+
+def _run_torch_backward(outs, grads, retain_graph, checked):
+    try:
+        if checked:  # head gradients made here match their heads: skip torch's checks
+            run_backward(outs, grads, retain_graph)
+        else:
+            torch.autograd.backward(outs, grads, retain_graph=retain_graph)
+    except RuntimeError as e:
+        if "second time" in str(e) or "already been freed" in str(e):
+            raise SparsenetError(
+                f"backward: the graph was already freed by an earlier backward() (pass "
+                f"retain_graph=True to keep it); torch said: {e}") from None
+        raise
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # noqa: A002
@@ -612,19 +212,16 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     array([[3., 4.]], dtype=float32)
     """
     outs, grads = _head_tensors(heads, head_grads)
+    _check_not_consumed(outs)
     # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
-    if head_grads is None and _run_engine is not None:
-        # head gradients made here match their heads: skip torch.autograd.backward's checks
-        run = _engine.run_backward if _engine is not None and outs[0].is_cpu else _run_engine
-        run(tuple(outs), tuple(grads), bool(retain_graph), False, (), allow_unreachable=True,
-            accumulate_grad=True)
-    else:
-        torch.autograd.backward(outs, grads, retain_graph=retain_graph)
+    _run_torch_backward(outs, grads, retain_graph, head_grads is None)
+    if not retain_graph:
+        _mark_consumed(outs)
     written = set()
     grad_mode = torch.is_grad_enabled()
-    torch._C._set_grad_enabled(False)
+    set_grad_enabled(False)
     try:
-        for entry in list(_variables.values()):
+        for entry in recording.variables():
             t = entry.tensor()
             if t is None:
                 continue
@@ -636,10 +233,11 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
             if v is None or v._grad is None or v._grad_req == "null":
                 continue
             key = id(v._grad)
-            _store(v, g, key in written, True)  # views sharing one buffer add up
+            # views sharing one buffer add up
+            grad_store.store(v, g, key in written, True, entry.full)
             written.add(key)
     finally:
-        torch._C._set_grad_enabled(grad_mode)
+        set_grad_enabled(grad_mode)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
@@ -670,32 +268,55 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     >>> grad(y, [x])[0].asnumpy()
     array([12.], dtype=float32)
     """
-    from .ndarray.ndarray import NDArray
     if isinstance(variables, NDArray):
         variables = [variables]
     outs, grads = _head_tensors(heads, head_grads)
     inputs, groups = [], []
     for v in variables:
+        if v._grad_req == "null" or (v._grad is None and not v._grad_is_full()):
+            raise SparsenetError("grad: every variable needs attach_grad() before record()")
         t = v._autograd_tensor()
         if t is None or not t.requires_grad:
-            raise SparsenetError("grad: every variable needs attach_grad() before record()")
-        ts = [t] + (_aliases(v) if v.stype == "default" else [])
+            if v.stype == "default" or not v._grad_is_full():
+                raise SparsenetError("grad: every variable needs attach_grad() before record()")
+            ts = []  # a sparse variable no recorded operator read: its gradient is zero
+        else:
+            ts = [t] + (recording.aliases(v) if v.stype == "default" else [])
         groups.append((len(inputs), len(ts)))
         inputs.extend(ts)
     if retain_graph is None:
         retain_graph = create_graph
-    results = _run(outs, grads, inputs, retain_graph=retain_graph, create_graph=create_graph)
+    results = torch.autograd.grad(outs, inputs, grads, allow_unused=True,
+                                  retain_graph=retain_graph, create_graph=create_graph)
     out = []
     for v, (start, n) in zip(variables, groups):
         parts = [g for g in results[start:start + n] if g is not None]
-        if not parts:
-            parts = [torch.zeros_like(v._autograd_tensor())]
-        total = _grad_array(v, parts[0])
-        for g in parts[1:]:
-            from .ops.arithmetic import add_into
-            add_into(total, _grad_array(v, g))
-        out.append(total)
+        stype = v._grad.stype if v._grad is not None else v.stype
+        if create_graph and stype == "default" and parts and not any(p.is_sparse for p in parts):
+            total = parts[0]
+            for g in parts[1:]:
+                total = total + g
+            out.append(NDArray(total))  # keeps the graph, for higher-order gradients
+        else:
+            out.append(grad_store.grad_array(v, parts, full=v._grad_is_full(), stype=stype))
     return out
+
+
+def get_symbol(x):
+    """The recorded computation of ``x`` as a Symbol (MXNet's ``autograd.get_symbol``).
+
+    >>> import sparsenet as mx
+    >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
+    >>> with record():
+    ...     y = mx.nd.sum(mx.nd.relu(x))
+    >>> s = get_symbol(y)
+    >>> s.list_arguments()
+    ['var0']
+    >>> s.eval(var0=x)[0].asnumpy()
+    array([3.], dtype=float32)
+    """
+    from .symbol.recorded import symbol_of_recorded  # the symbol layer sits above autograd
+    return symbol_of_recorded(x)
 
 
 class Function:
@@ -736,7 +357,6 @@ class Function:
         raise NotImplementedError("subclasses of autograd.Function define backward()")
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import NDArray
         fn = self
 
         class _Bridge(torch.autograd.Function):

@@ -10,12 +10,22 @@ import torch
 __all__ = [
     "SparsenetError", "MXNetError", "StorageFallbackError", "StorageFallbackWarning",
     "StorageTypeError", "SparseFormatError", "FileFormatError", "NotSupportedForSparseNDArray",
+    "InvalidArgumentError", "InvalidArgumentTypeError",
+    "OperatorArgumentError", "ParameterAssertionError", "NotImplementedForSymbol",
     "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name",
+    "py_str", "string_types", "numeric_types", "integer_types",
 ]
 
 
-class SparsenetError(Exception):
-    """Base class of every error raised by sparsenet (alias: ``MXNetError``)."""
+class SparsenetError(RuntimeError):
+    """Base class of every error raised by sparsenet (alias: ``MXNetError``).
+
+    A ``RuntimeError``, as MXNet's ``MXNetError`` is; the subclasses below also
+    inherit the builtin they refine, so ``except ValueError`` keeps working.
+
+    >>> issubclass(MXNetError, RuntimeError)
+    True
+    """
 
 
 MXNetError = SparsenetError
@@ -41,6 +51,50 @@ class FileFormatError(SparsenetError, ValueError):
     """A saved file is truncated, corrupt or not in the expected format (names path and key)."""
 
 
+class InvalidArgumentError(SparsenetError, ValueError):
+    """An argument has a value the function cannot use (the message names it and what fits)."""
+
+
+class InvalidArgumentTypeError(SparsenetError, TypeError):
+    """An argument has a type the function cannot use (the message names it and what fits)."""
+
+
+class OperatorArgumentError(SparsenetError, TypeError):
+    """An operator got a keyword it does not have (MXNet: "Cannot find argument").
+
+    >>> import sparsenet as mx
+    >>> try:
+    ...     mx.nd.dot(mx.nd.ones((1, 1)), mx.nd.ones((1, 1)), foo=1)
+    ... except mx.MXNetError as e:
+    ...     print(type(e).__name__)
+    OperatorArgumentError
+    """
+
+
+class ParameterAssertionError(SparsenetError, ValueError, AssertionError):
+    """A bad argument value that MXNet rejects with an ``assert`` (e.g. a Parameter's stype).
+
+    Catchable as ``AssertionError`` (what MXNet raises), ``ValueError`` and ``MXNetError``.
+
+    >>> issubclass(ParameterAssertionError, AssertionError)
+    True
+    """
+
+
+class NotImplementedForSymbol(SparsenetError, NotImplementedError, TypeError):
+    """An NDArray-only method was called on a Symbol (``sym.asnumpy()``, ``bool(sym)``)."""
+
+    def __init__(self, function, alias=None, *args):
+        name = getattr(function, "__name__", str(function))
+        msg = f"Function {name}"
+        if alias:
+            msg += f" (namely operator \"{alias}\")"
+        if args:
+            msg += " with arguments (" + ", ".join(map(str, args)) + ")"
+        msg += " is not implemented for Symbol and only available in NDArray."
+        super().__init__(msg)
+
+
 class NotSupportedForSparseNDArray(SparsenetError, NotImplementedError):
     """The method exists for dense arrays only (e.g. ``reshape`` on a CSR array)."""
 
@@ -56,6 +110,32 @@ class NotSupportedForSparseNDArray(SparsenetError, NotImplementedError):
 
 
 mx_real_t = np.float32
+
+# the type tuples MXNet code imports from mxnet.base
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.int32, np.int64)
+
+# MXNet's storage-type ids (``mx.ndarray.ndarray._STORAGE_TYPE_STR_TO_ID``)
+_STORAGE_TYPE_UNDEFINED = -1
+_STORAGE_TYPE_DEFAULT = 0
+_STORAGE_TYPE_ROW_SPARSE = 1
+_STORAGE_TYPE_CSR = 2
+_STORAGE_TYPE_STR_TO_ID = {"undefined": _STORAGE_TYPE_UNDEFINED,
+                           "default": _STORAGE_TYPE_DEFAULT,
+                           "row_sparse": _STORAGE_TYPE_ROW_SPARSE,
+                           "csr": _STORAGE_TYPE_CSR}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+
+
+def py_str(x):
+    """Decode bytes from the C world to ``str`` (MXNet's helper; ``str`` passes through).
+
+    >>> py_str(b'abc'), py_str('abc')
+    ('abc', 'abc')
+    """
+    return x.decode("utf-8") if isinstance(x, (bytes, bytearray)) else x
+
 
 _NP_TO_TORCH = {
     np.dtype(np.float32): torch.float32,

@@ -27,6 +27,7 @@ is honoured as ``'silent'``. Every fallback is counted whatever the policy;
 import collections
 import contextlib
 import os
+import sys
 import threading
 import warnings
 
@@ -140,7 +141,17 @@ def report_fallback(op_name, stypes, detail="", key=None, count=True):
     once = "signature" if key is sig_key else "graph node"
     warnings.warn(msg + f" This warning is shown once per {once}; set "
                   "SPARSENET_STORAGE_FALLBACK=silent to hide it or =error to forbid fallbacks.",
-                  StorageFallbackWarning, stacklevel=4)
+                  StorageFallbackWarning, stacklevel=_caller_level())
+
+
+def _caller_level():
+    """The ``stacklevel`` of the first frame outside sparsenet (the user's line)."""
+    level, frame = 2, sys._getframe(2)
+    package = __name__.rsplit(".", 1)[0] + "."
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(package):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def fallback_counts():

@@ -13,13 +13,34 @@ device(type='cpu')
 cpu(0)
 """
 import threading
+import warnings
 
 import torch
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
+_DEFAULT_CTX_DEPRECATED = ("Context.default_ctx has been deprecated. Please use "
+                           "Context.current_context() instead. Please use "
+                           "test_utils.set_default_context to set a default context")
 
-class Context:
+
+def _get_default_ctx(_):
+    warnings.warn(_DEFAULT_CTX_DEPRECATED, DeprecationWarning, stacklevel=2)
+    return current_context()
+
+
+def _set_default_ctx(_, ctx):
+    warnings.warn(_DEFAULT_CTX_DEPRECATED, DeprecationWarning, stacklevel=2)
+    Context._default.value = as_context(ctx)
+
+
+class _ContextMeta(type):
+    """Makes ``Context.default_ctx`` a class property (readable and settable), as in MXNet."""
+
+    default_ctx = property(_get_default_ctx, _set_default_ctx)
+
+
+class Context(metaclass=_ContextMeta):
     """A device on which arrays live: ``Context('cpu', 0)`` or ``Context('gpu', 1)``.
 
     Parameters
@@ -58,6 +79,10 @@ class Context:
         else:
             self._torch_device = torch.device("cpu")
         self._old = None
+
+    #: The default context (deprecated in MXNet; use :func:`current_context`).
+    #: ``Context.default_ctx = mx.cpu(1)`` changes the default for this thread.
+    default_ctx = property(_get_default_ctx)
 
     @property
     def device_typeid(self):

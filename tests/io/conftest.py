@@ -4,7 +4,7 @@ import gzip
 
 import pytest
 
-from sparsenet.io import libsvm_kernel
+from sparsenet.io.libsvm import kernel as libsvm_kernel
 
 BACKENDS = ["python"] + (["native"] if libsvm_kernel.native_available() else [])
 

@@ -225,7 +225,7 @@ def test_cached_and_streamed_agree_on_a_bigger_file(tmp_path, backend):
 
 
 def test_streaming_keeps_a_bounded_read_ahead(tmp_path, monkeypatch):
-    from sparsenet.io import libsvm_stream
+    from sparsenet.io.libsvm import stream as libsvm_stream
     path = tmp_path / "s.svm"
     path.write_text("".join(f"1 {i % 9}:1\n" for i in range(5000)))
     seen = []

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sparsenet.io import libsvm_kernel
-from sparsenet.io.libsvm_errors import KernelError
-from sparsenet.io.libsvm_options import ParseOptions
+from sparsenet.io.libsvm import kernel as libsvm_kernel
+from sparsenet.io.libsvm.errors import KernelError
+from sparsenet.io.libsvm.options import ParseOptions
 
 native = pytest.mark.skipif(not libsvm_kernel.native_available(),
                             reason="the native LibSVM kernel is not built")

@@ -126,7 +126,7 @@ def test_sharding_union_is_the_file(tmp_path, backend, n):
 
 @pytest.mark.parametrize("n", [2, 3, 7])
 def test_sharding_compressed_and_directories(tmp_path, backend, n, monkeypatch):
-    from sparsenet.io import libsvm_source
+    from sparsenet.io.libsvm import source as libsvm_source
     monkeypatch.setattr(libsvm_source, "SHARD_BLOCK", 64)  # many blocks in a small file
     d = tmp_path / "dir"
     d.mkdir()

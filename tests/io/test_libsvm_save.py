@@ -111,7 +111,7 @@ def test_replaces_atomically_and_keeps_mode(tmp_path):
 
 
 def test_large_write_in_blocks(tmp_path, monkeypatch):
-    from sparsenet.io import libsvm_save
+    from sparsenet.io.libsvm import save as libsvm_save
     monkeypatch.setattr(libsvm_save, "_BLOCK_NNZ", 7)
     X = sp.random(300, 20, density=0.2, format="csr", random_state=4, dtype=np.float32)
     p = str(tmp_path / "b.svm")
@@ -120,13 +120,13 @@ def test_large_write_in_blocks(tmp_path, monkeypatch):
     assert (data.asscipy() != X).nnz == 0 and label.asnumpy().tolist() == list(range(300))
 
 
-native = pytest.mark.skipif(not __import__("sparsenet.io.libsvm_kernel", fromlist=["x"])
+native = pytest.mark.skipif(not __import__("sparsenet.io.libsvm.kernel", fromlist=["x"])
                             .native_available(), reason="the native kernel is not built")
 
 
 @native
 def test_native_float32_text_is_shortest_and_round_trips():
-    from sparsenet.io.libsvm_kernel import _native
+    from sparsenet.io.libsvm.kernel import _native
     f = np.random.default_rng(7).integers(0, 2 ** 32, 100000, dtype=np.uint64).astype(
         np.uint32).view(np.float32)
     f = np.concatenate([f[np.isfinite(f)], np.array([0.1, -0.0, 1e16, 9.99e-5, 1.4e-45,
@@ -142,7 +142,7 @@ def test_native_float32_text_is_shortest_and_round_trips():
 
 @native
 def test_native_and_numpy_writers_agree(tmp_path, monkeypatch):
-    from sparsenet.io import libsvm_save
+    from sparsenet.io.libsvm import save as libsvm_save
     X = sp.random(300, 40, density=0.2, format="csr", random_state=9, dtype=np.float32)
     X.data *= np.float32(10.0) ** np.random.default_rng(1).integers(-20, 20, X.nnz)
     y = np.random.default_rng(2).standard_normal(300).astype(np.float32)

@@ -6,7 +6,7 @@ import pytest
 
 import sparsenet as mx
 from sparsenet.io import LibSVMFormatError, load_libsvm, save_libsvm
-from sparsenet.io.libsvm_options import ParseOptions
+from sparsenet.io.libsvm.options import ParseOptions
 
 TEXT = "1:0.5 0:1 2:2\n0 1:3\n# comment\n-1:2.5e1 qid:4 3:4\n1:0 0:7\n"
 # hand-computed from TEXT

@@ -89,7 +89,9 @@ SCALARS = {
     "_minimum_scalar": [0.0, -1.0, 1.0], "_equal_scalar": [0.0, 1.0],
     "_not_equal_scalar": [0.0, 1.0], "_greater_scalar": [0.0, -1.0],
     "_greater_equal_scalar": [0.0, 1.0], "_lesser_scalar": [0.0, 1.0],
-    "_lesser_equal_scalar": [0.0, -1.0],
+    "_lesser_equal_scalar": [0.0, -1.0], "_hypot_scalar": [0.0, 2.0],
+    "_logical_and_scalar": [0.0, 2.0], "_logical_or_scalar": [0.0, 2.0],
+    "_logical_xor_scalar": [0.0, 2.0],
 }
 for name, values in SCALARS.items():
     positive = name in ("_power_scalar", "_rdiv_scalar", "_rmod_scalar")
@@ -97,7 +99,8 @@ for name, values in SCALARS.items():
         CASES.append(Case(name, [(4, 5)], {"scalar": v}, low=0.5 if positive else -2.0))
 for name in ("elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broadcast_add",
              "broadcast_sub", "broadcast_mul", "broadcast_div", "broadcast_maximum",
-             "broadcast_greater"):
+             "broadcast_minimum", "broadcast_hypot", "broadcast_greater", "_maximum",
+             "_minimum", "_hypot"):
     CASES.append(Case(name, [(4, 5), (4, 5)], low=0.5 if "div" in name else -2.0))
     CASES.append(Case(name, [(3, 2, 2), (3, 2, 2)], label="3d",
                       low=0.5 if "div" in name else -2.0))
@@ -147,6 +150,11 @@ CASES += [
     Case("Activation", [(4, 5)], {"act_type": "relu"}),
     Case("Activation", [(4, 5)], {"act_type": "sigmoid"}),
     Case("Activation", [(4, 5)], {"act_type": "tanh"}),
+    Case("_contrib_quadratic", [(4, 5)], {"a": 1.5, "b": -2.0, "c": 0.0}),
+    Case("_contrib_quadratic", [(4, 5)], {"a": 1.5, "b": -2.0, "c": 1.0}),
+    Case("shape_array", [(4, 5)]),
+    Case("size_array", [(4, 3, 2)], label="3d"),
+    Case("size_array", [(4, 5)]),
 ]
 
 PARAMS = [(case, stypes) for case in CASES for stypes in case.combos()]

@@ -224,8 +224,8 @@ def test_exact_long_run_with_long_gaps(name, kwargs, monkeypatch):
 
 
 def test_exact_catch_up_in_row_chunks(monkeypatch):
-    from sparsenet.ops import optimizer_ops
-    monkeypatch.setattr(optimizer_ops, "chunk_bytes", lambda: 3 * 4)
+    from sparsenet.ops.update_rules import core
+    monkeypatch.setattr(core, "chunk_bytes", lambda: 3 * 4)
     shape = (12, 3)
     grads = sparse_grads(shape, 12, np.random.default_rng(3))
     for name, kwargs in [("adam", {}), ("sgd", dict(momentum=0.9, wd=0.1))]:

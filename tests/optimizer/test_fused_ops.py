@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import sparsenet as mx
-from sparsenet.base import SparsenetError, StorageFallbackError, StorageTypeError
+from sparsenet.base import SparsenetError, StorageFallbackError
 from sparsenet.ops.registry import get_op
 
 
@@ -76,10 +76,24 @@ def test_row_sparse_state_gets_zero_rows_on_first_use():
     np.testing.assert_allclose(m.asnumpy().ravel(), [0, 0, -0.1])
 
 
-def test_mixed_state_storage_is_rejected_not_silently_wrong():
-    w, m = mx.nd.ones((3, 1)), mx.nd.sparse.zeros("row_sparse", (3, 1))
-    with pytest.raises(StorageTypeError, match=r"states must be dense or have the weight's"):
-        mx.nd.sgd_mom_update(w, rsp([2], (3, 1)), m, lr=0.1, momentum=0.9, out=w)
+def test_mixed_state_storage_falls_back_and_keeps_the_state_update():
+    """No row takes a dense weight with a row_sparse state: the fallback policy applies, and
+    a fallback writes the state back (measured with MXNet 1.9.1, which falls back too)."""
+    w = mx.nd.array([[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]])
+    m = mx.nd.sparse.zeros("row_sparse", (2, 3))
+    g = mx.nd.sparse.row_sparse_array(([[0.5, 0.0, 0.0]], [0]), shape=(2, 3))
+    with pytest.raises(StorageFallbackError, match=r"'sgd_mom_update' has no kernel for input "
+                                                   r"storage types \(default, row_sparse, "
+                                                   r"row_sparse\)"):
+        mx.nd.sgd_mom_update(w, g, m, lr=0.1, momentum=0.9, wd=0.1, out=w)
+    assert w.asnumpy().tolist() == [[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]  # nothing written
+    with mx.config.storage_fallback("silent"):
+        mx.nd.sgd_mom_update(w, g, m, lr=0.1, momentum=0.9, wd=0.1, out=w)
+    # measured with MXNet 1.9.1 (the densified, standard rule: row 1 decays too)
+    np.testing.assert_allclose(w.asnumpy(), [[0.94, 0.0, 1.98], [0.0, 0.0, 2.97]], rtol=1e-6)
+    assert m.stype == "row_sparse"
+    np.testing.assert_allclose(m.asnumpy(), [[-0.06, 0.0, -0.02], [0.0, 0.0, -0.03]],
+                               rtol=1e-6)
 
 
 def test_csr_gradient_falls_back_under_the_policy():
@@ -140,3 +154,76 @@ def test_rules_dividing_by_lr_reject_zero_lr(op, states):
     args = [mx.nd.zeros((2,)) for _ in range(states)]
     with pytest.raises(ValueError, match=r"learning rate must be > 0 .* got lr=0.0"):
         getattr(mx.nd, op)(w, mx.nd.ones((2,)), *args, lr=0.0, out=w)
+
+
+# CSR weights and gradients: MXNet 1.9.1 falls back to the dense kernel (measured values)
+W_CSR = [[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]
+G_CSR = [[0.5, 0.0, 0.0], [0.0, 1.0, 0.0]]
+SGD_CSR = [[0.94, 0.0, 1.98], [0.0, -0.1, 2.97]]  # sgd_update lr=0.1 wd=0.1, MXNet 1.9.1
+
+
+def test_sgd_update_csr_weight_and_gradient_follows_the_fallback_policy():
+    w = mx.nd.array(W_CSR).tostype("csr")
+    g = mx.nd.array(G_CSR).tostype("csr")
+    with pytest.raises(StorageFallbackError, match=r"'sgd_update' has no kernel for input "
+                                                   r"storage types \(csr, csr\)"):
+        mx.nd.sgd_update(w, g, lr=0.1, wd=0.1, out=w)
+    assert w.asnumpy().tolist() == W_CSR
+    with mx.config.storage_fallback("warn"):
+        with pytest.warns(mx.base.StorageFallbackWarning, match=r"'sgd_update'.*\(csr, csr\)"):
+            new = mx.nd.sgd_update(w, g, lr=0.1, wd=0.1)
+    assert new.stype == "csr" and w.asnumpy().tolist() == W_CSR  # no out: w left alone
+    np.testing.assert_allclose(new.asnumpy(), SGD_CSR, rtol=1e-6)
+    with mx.config.storage_fallback("silent"):
+        out = mx.nd.sgd_update(w, g, lr=0.1, wd=0.1, out=w)
+    assert out is w and w.stype == "csr"
+    np.testing.assert_allclose(w.asnumpy(), SGD_CSR, rtol=1e-6)
+    assert w.indices.asnumpy().tolist() == [0, 2, 1, 2]  # the new CSR structure
+
+
+def test_sgd_optimizer_on_csr_weight_updates_weight_and_momentum():
+    for momentum, mom_expected in [(0.0, None),
+                                   (0.9, [[-0.06, 0.0, -0.02], [0.0, -0.1, -0.03]])]:
+        opt = mx.optimizer.SGD(learning_rate=0.1, wd=0.1, momentum=momentum)
+        w = mx.nd.array(W_CSR).tostype("csr")
+        state = opt.create_state(0, w)
+        with mx.config.storage_fallback("silent"):
+            opt.update(0, w, mx.nd.array(G_CSR).tostype("csr"), state)
+        assert w.stype == "csr"
+        np.testing.assert_allclose(w.asnumpy(), SGD_CSR, rtol=1e-6)  # MXNet 1.9.1
+        if mom_expected is not None:
+            assert state.stype == "csr"
+            np.testing.assert_allclose(state.asnumpy(), mom_expected, rtol=1e-6)
+
+
+def test_adam_update_csr_weight_falls_back():
+    w = mx.nd.array(W_CSR).tostype("csr")
+    m, v = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+    with mx.config.storage_fallback("silent"):
+        mx.nd.adam_update(w, mx.nd.array(G_CSR).tostype("csr"), m, v, lr=0.1, out=w)
+    assert w.stype == "csr"
+    np.testing.assert_allclose(w.asnumpy(), [[0.6837703, 0.0, 2.0], [0.0, -0.31622976, 3.0]],
+                               rtol=1e-5)  # measured with MXNet 1.9.1
+    np.testing.assert_allclose(m.asnumpy(), [[0.05, 0, 0], [0, 0.1, 0]], rtol=1e-6)
+
+
+def test_row_sparse_weight_dense_gradient_row_sparse_state():
+    """A rule row (MXNet 1.9.1 falls back here; same values, measured)."""
+    w = mx.nd.array(W_CSR).tostype("row_sparse")
+    m = mx.nd.zeros((2, 3)).tostype("row_sparse")
+    mx.nd.sgd_mom_update(w, mx.nd.array(G_CSR), m, lr=0.1, momentum=0.9, out=w)
+    assert w.stype == "row_sparse" and m.stype == "row_sparse"
+    np.testing.assert_allclose(w.asnumpy(), [[0.95, 0.0, 2.0], [0.0, -0.1, 3.0]], rtol=1e-6)
+    np.testing.assert_allclose(m.asnumpy(), [[-0.05, 0.0, 0.0], [0.0, -0.1, 0.0]], rtol=1e-6)
+
+
+def test_lamb_phase1_fallback_writes_back_its_states_and_returns_the_direction():
+    w = mx.nd.array([[1.0, 2.0]])
+    m, v = mx.nd.zeros((1, 2)).tostype("row_sparse"), mx.nd.zeros((1, 2))
+    with mx.config.storage_fallback("silent"):
+        g = mx.nd.lamb_update_phase1(w, mx.nd.array([[2.0, 0.0]]), m, v, t=1, wd=0.0)
+    assert g.stype == "default" and m.stype == "row_sparse"
+    # m_hat / (sqrt(v_hat) + epsilon) = 2 / (2 + 1e-6) where the gradient is 2, else 0
+    np.testing.assert_allclose(g.asnumpy(), [[2.0 / (2.0 + 1e-6), 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(m.asnumpy(), [[0.2, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(v.asnumpy(), [[0.004, 0.0]], rtol=1e-5)

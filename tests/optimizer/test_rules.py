@@ -19,7 +19,7 @@ from optim_helpers import (
 )
 
 import sparsenet as mx
-from sparsenet.ops import native_rows
+from sparsenet.ops import row_kernels
 
 LR, WD, RESCALE, CLIP = 0.1, 0.1, 1.5, 0.7
 
@@ -27,10 +27,20 @@ LR, WD, RESCALE, CLIP = 0.1, 0.1, 1.5, 0.7
 @pytest.fixture(autouse=True, params=["native", "torch"])
 def kernels(request, monkeypatch):
     """Every rule runs on the native row kernels (where built) and on the torch index ops."""
-    if request.param == "native" and not native_rows.available():
+    if request.param == "native" and not row_kernels.available():
         pytest.skip("native row kernels not built")
-    monkeypatch.setattr(native_rows, "ENABLED", request.param == "native")
+    monkeypatch.setattr(row_kernels, "ENABLED", request.param == "native")
     return request.param
+
+
+def ref_sgd(momentum):
+    def step(w, g, s, t):
+        g = clip_rescale(g, RESCALE, CLIP)
+        if momentum == 0:
+            return (1 - LR * WD) * w - LR * g, s
+        m = momentum * s[0] - LR * WD * w - LR * g
+        return w + m, [m]
+    return step
 
 
 def ref_nag(momentum):
@@ -188,6 +198,8 @@ def ref_lamb(b1=0.9, b2=0.999, eps=1e-6, lower=0.5, upper=3.0):
 COMMON = dict(learning_rate=LR, wd=WD, rescale_grad=RESCALE, clip_gradient=CLIP)
 # id: (optimizer name, constructor arguments, NumPy step, number of zero states, tolerance)
 CASES = {
+    "sgd": ("sgd", dict(), ref_sgd(0.0), 0),
+    "sgd-mom": ("sgd", dict(momentum=0.9), ref_sgd(0.9), 1),
     "nag": ("nag", dict(momentum=0.9), ref_nag(0.9), 1),
     "nag-nomom": ("nag", dict(momentum=0.0), ref_nag(0.0), 0),
     "signum": ("signum", dict(momentum=0.9, wd_lh=0.05), ref_signum(0.9, 0.05), 1),
@@ -283,7 +295,7 @@ def test_sgld_statistics_and_lazy_rows():
     rows = np.arange(0, 4000, 2)
     g = np.zeros(shape, np.float32)
     g[rows] = 2.0
-    opt = mx.optimizer.SGLD(learning_rate=lr)
+    opt = mx.optimizer.SGLD(learning_rate=lr, lazy_update=True)
     w = mx.nd.zeros(shape)
     opt.update(0, w, mx.nd.sparse.row_sparse_array((g[rows], rows), shape=shape), None)
     out = w.asnumpy()
@@ -291,7 +303,7 @@ def test_sgld_statistics_and_lazy_rows():
     moved = out[rows]
     assert abs(moved.mean() - (-lr / 2 * 2.0)) < 5e-3  # drift -lr/2 * g
     assert abs(moved.std() - math.sqrt(lr)) < 5e-3  # noise N(0, lr)
-    opt = mx.optimizer.SGLD(learning_rate=lr, lazy_update=False)
+    opt = mx.optimizer.SGLD(learning_rate=lr)  # standard by default, as MXNet
     w = mx.nd.zeros(shape)
     opt.update(0, w, mx.nd.sparse.row_sparse_array((g[rows], rows), shape=shape), None)
     assert abs(w.asnumpy()[1::2].std() - math.sqrt(lr)) < 5e-3  # standard: every row
@@ -327,16 +339,16 @@ def test_ftrl_learning_rate_default_and_scheduler():
 @pytest.mark.parametrize("case_id", ["adam", "adagrad", "rmspropalex", "ftrl", "nag"])
 def test_rules_with_row_chunks(case_id, monkeypatch):
     """Large gradients are processed in cache-sized row chunks: force 2-row chunks."""
-    from sparsenet.ops import optimizer_ops
-    monkeypatch.setattr(optimizer_ops, "chunk_bytes", lambda: 2 * 3 * 4)
+    from sparsenet.ops.update_rules import core
+    monkeypatch.setattr(core, "chunk_bytes", lambda: 2 * 3 * 4)
     test_rule_matches_numpy(case_id, "default", True, (9, 3))
     test_rule_matches_numpy(case_id, "row_sparse", True, (9, 3))
     test_rule_matches_numpy(case_id, "default", False, (9, 3))
 
 
 def test_sgd_momentum_with_row_chunks(monkeypatch):
-    from sparsenet.ops import optimizer_ops
-    monkeypatch.setattr(optimizer_ops, "chunk_bytes", lambda: 4)
+    from sparsenet.ops.update_rules import core
+    monkeypatch.setattr(core, "chunk_bytes", lambda: 4)
     rng = np.random.default_rng(12)
     w0 = rng.standard_normal((8, 2)).astype(np.float32)
     grads = grad_sequence(w0.shape, ["random", "all", "random"], rng)
@@ -361,7 +373,7 @@ def test_lazy_rule_property(rows, cols, seed, case_id):
     rng = np.random.default_rng(seed)
     w0 = rng.standard_normal((rows, cols)).astype(np.float32)
     grads = grad_sequence((rows, cols), ["random", "all", "empty", "random"], rng)
-    opt = mx.optimizer.create(name, **COMMON, **kwargs)
+    opt = mx.optimizer.create(name, lazy_update=True, **COMMON, **kwargs)
     weight, _ = run_optimizer(opt, w0, grads)
     w_ref, _ = run_reference(ref, w0, initial_states(case_id, n_zero, w0), grads, True)
     assert_close(weight, w_ref, rtol=1e-4, atol=1e-5)

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import sparsenet as mx
 from sparsenet.ops.registry import OPERATORS, list_ops
-from sparsenet.symbol.infer import grad_storage_type
 
 SHAPE = (4, 4)
 STYPES = ("default", "csr", "row_sparse")
@@ -94,10 +93,17 @@ def _build_symbolic(stypes, steps, heads):
     return mx.sym.Group([nodes[h] for h in heads])
 
 
-def _run_imperative(values, stypes, steps, heads, head_grads):
+def _grad_stypes(exe, nvars):
+    """The executor's gradient storage types (inferred as MXNet does), per variable."""
+    grads = exe.grad_dict
+    return [grads[f"v{i}"].stype if grads.get(f"v{i}") is not None else "default"
+            for i in range(nvars)]
+
+
+def _run_imperative(values, stypes, steps, heads, head_grads, grad_stypes):
     arrays = [v.copy() for v in values]
-    for a, s in zip(arrays, stypes):
-        a.attach_grad(stype=grad_storage_type(s))
+    for a, s in zip(arrays, grad_stypes):
+        a.attach_grad(stype=s)
     with mx.autograd.record():
         nodes = list(arrays)
         for name, params, ins in steps:
@@ -134,7 +140,8 @@ def test_random_graphs_executor_equals_imperative(graph):
             exe.arg_dict[name][:] = values[int(name[1:])]
         outs = exe.forward(is_train=True)
         exe.backward(head_grads)
-        ref_outs, ref_grads = _run_imperative(values, stypes, steps, heads, head_grads)
+        ref_outs, ref_grads = _run_imperative(values, stypes, steps, heads, head_grads,
+                                              _grad_stypes(exe, len(stypes)))
     for k, (got, exp) in enumerate(zip(outs, ref_outs)):
         _same(got, exp, f"output {k}")
     for i, ref in enumerate(ref_grads):
@@ -161,7 +168,8 @@ def test_each_unary_candidate_matches(stype):
             exe.arg_dict["v0"][:] = values[0]
             out = exe.forward(is_train=True)[0]
             exe.backward(head_grads)
-            ref_outs, ref_grads = _run_imperative(values, stypes, steps, heads, head_grads)
+            ref_outs, ref_grads = _run_imperative(values, stypes, steps, heads, head_grads,
+                                                  _grad_stypes(exe, 1))
         _same(out, ref_outs[0], f"{name}({stype})")
         if ref_grads[0] is not None:
             _same(exe.grad_dict["v0"], ref_grads[0], f"grad {name}({stype})")

@@ -29,11 +29,13 @@ def test_variables_repr_and_stype_attribute():
 def test_variable_attributes_as_mxnet_writes_them():
     w = mx.sym.Variable('w', shape=(3, 2), dtype='float16', lr_mult=2, wd_mult=0.5,
                         attr={'foo': 'bar'}, __layout__='NC')
-    assert w.list_attr() == {'__shape__': '(3, 2)', '__dtype__': '2', '__lr_mult__': '2.0',
-                             'lr_mult': '2.0', '__wd_mult__': '0.5', 'wd_mult': '0.5',
-                             'foo': 'bar', '__layout__': 'NC', 'layout': 'NC'}
-    assert w.attr('lr_mult') == '2.0'
-    with pytest.raises(ValueError, match="must be named __xxx__"):
+    # measured with MXNet 1.9.1: values as given (str(2) is '2'); only the hidden keys
+    # (lr_mult, wd_mult, ctx_group, ...) are also listed without their underscores
+    assert w.list_attr() == {'__shape__': '(3, 2)', '__dtype__': '2', '__lr_mult__': '2',
+                             'lr_mult': '2', '__wd_mult__': '0.5', 'wd_mult': '0.5',
+                             'foo': 'bar', '__layout__': 'NC'}
+    assert w.attr('lr_mult') == '2'
+    with pytest.raises(ValueError, match="must start and end with double underscores"):
         mx.sym.Variable('x', layout='NC')
     with pytest.raises(ValueError, match="stype must be one of"):
         mx.sym.Variable('x', stype='coo')
@@ -132,7 +134,10 @@ def test_attr_dict_includes_operator_parameters():
     fc = mx.sym.FullyConnected(x, num_hidden=3, name='fc1', attr={'ctx_group': 'g'})
     d = fc.attr_dict()
     assert d['data'] == {'__shape__': '(2, 3)'}
-    assert d['fc1'] == {'num_hidden': '3', 'ctx_group': 'g'}
+    # measured with MXNet 1.9.1: ctx_group is a hidden key (stored as __ctx_group__, listed
+    # under both names), and the weight and bias created by the call copy the node's attributes
+    assert d['fc1'] == {'num_hidden': '3', '__ctx_group__': 'g', 'ctx_group': 'g'}
+    assert d['fc1_weight'] == d['fc1_bias'] == d['fc1']
     assert fc.attr('num_hidden') == '3'
     assert 'fc1$num_hidden' in fc.list_attr(recursive=True)
 
@@ -223,7 +228,8 @@ def test_python_operators_compute_like_ndarray():
         args = {k: v for k, v in (('a', x), ('b', y)) if k in sym.list_arguments()}
         got = sym.eval(**args)[0]
         np.testing.assert_allclose(got.asnumpy(), expected.asnumpy(), rtol=1e-6, err_msg=key)
-    with pytest.raises(TypeError, match="truth value of a Symbol"):
+    with pytest.raises(TypeError, match=r"__bool__ \(namely operator \"bool\"\) is not "
+                                        r"implemented for Symbol"):
         bool(a)
 
 

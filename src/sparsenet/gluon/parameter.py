@@ -24,7 +24,8 @@ import numpy as np
 import torch
 
 from .. import autograd, initializer
-from ..base import SparsenetError, numpy_dtype
+from ..ndarray import nonzero
+from ..base import ParameterAssertionError, SparsenetError, numpy_dtype
 from ..context import Context, cpu, current_context
 from ..ndarray.creation import array as _array, zeros as _zeros
 from ..ndarray.ndarray import NDArray
@@ -120,9 +121,10 @@ class Parameter:
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
         for what, value in (("stype", stype), ("grad_stype", grad_stype)):
-            if value not in _STYPES:
-                raise ValueError(f"{what} for Parameter '{name}' must be one of 'default', "
-                                 f"'row_sparse' or 'csr', got {value!r}")
+            if value not in _STYPES:  # MXNet asserts: catchable as AssertionError and ValueError
+                raise ParameterAssertionError(
+                    f"{what} for Parameter '{name}' must be one of 'default', 'row_sparse', "
+                    f"or 'csr', but got {value!r}")
         self._stype = stype
         self._grad_stype = grad_stype
         self.grad_req = grad_req
@@ -404,7 +406,7 @@ class Parameter:
         self._grad = []
         for d in self._data:
             g = _zeros(d.shape, ctx=d.context, dtype=d.dtype, stype=self._grad_stype)
-            autograd._mark_zero(g)
+            nonzero.mark_zero(g)
             self._grad.append(g)
         autograd.mark_variables(self._data, self._grad, self._grad_req)
 
@@ -428,7 +430,7 @@ class Parameter:
             if dtype_source == "current":
                 data = data.astype(self._dtype)
             else:
-                self._dtype = numpy_dtype(data.dtype).name
+                self.cast(numpy_dtype(data.dtype).type)  # a NumPy type, as MXNet's
         if data.stype != self._stype:
             data = data.tostype(self._stype)
         if isinstance(ctx, Context):
@@ -524,8 +526,8 @@ class Constant(Parameter):
         if not isinstance(value, NDArray):
             value = _array(value)
         self.value = value
-        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype,
-                         init=initializer.Constant(value))
+        super().__init__(name, grad_req="null", shape=value.shape,
+                         dtype=numpy_dtype(value.dtype).type, init=initializer.Constant(value))
 
     def __repr__(self):
         return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"

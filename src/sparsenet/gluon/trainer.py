@@ -11,8 +11,9 @@ needed.
 A dense gradient written by a sparse kernel (``dot(csr, W)``,
 ``FullyConnected(csr, W)``, ``Embedding``...) is known to be zero outside the
 entries the batch touched (:func:`sparsenet.autograd.nonzero_entries`). When
-the optimizer leaves zero-gradient entries unchanged (SGD without momentum and
-weight decay), the update runs on those entries only: the result is identical
+the optimizer leaves zero-gradient entries unchanged (it says so:
+``Optimizer._zero_grad_is_identity``; SGD without momentum and weight decay), the
+update runs on those entries only: the result is identical
 to the dense update, at the cost of the touched entries instead of the whole
 weight.
 
@@ -29,21 +30,14 @@ array([[0.5, 0. ]], dtype=float32)
 """
 import torch
 
-from .. import autograd, optimizer as opt
+from .. import autograd
+from .. import optimizer as opt
 from ..ndarray.ndarray import NDArray
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
 
 _LOCAL_KVSTORES = (None, "local", "device")
-
-
-def _zero_grad_is_identity(optimizer, index):
-    """True when an update with a zero gradient leaves the weight (and state) unchanged."""
-    if type(optimizer) not in (opt.SGD, opt.ccSGD):
-        return False
-    return optimizer.momentum == 0.0 and optimizer._get_wd(index) == 0.0 and \
-        not optimizer.multi_precision
 
 
 class Trainer:
@@ -241,7 +235,7 @@ class Trainer:
     def _update_touched(self, updater, index, grad, weight, where):
         """Update only the entries a sparse kernel wrote (``where``, see
         :func:`~sparsenet.autograd.nonzero_entries`), when that equals the dense update."""
-        if weight.stype != "default" or not _zero_grad_is_identity(self._optimizer, index):
+        if weight.stype != "default" or not self._optimizer._zero_grad_is_identity(index):
             return False
         kind, pos = where
         w, g = weight._t, grad._t

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import torch
 
-from .. import autograd
+from .. import grad_store
 from ..ndarray.creation import array as _array
 from ..ndarray.ndarray import NDArray
 
@@ -105,7 +105,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
                                       "undefined."), stacklevel=2)
         scale = torch.clamp(max_norm / (total + 1e-8), max=1.0)
         for arr in arrays:
-            autograd._scale_(arr, scale.to(arr.device))
+            grad_store.scale_(arr, scale.to(arr.device))
     if check_isfinite:
         return float(total)
     return NDArray(total.reshape(1))

@@ -12,10 +12,10 @@
 [(2, 2), (2, 2)]
 """
 from .base import DataBatch, DataDesc, DataIter
-from .libsvm_errors import LibSVMFormatError
-from .libsvm_iter import LibSVMIter
-from .libsvm_load import load_libsvm
-from .libsvm_save import save_libsvm
+from .libsvm.errors import LibSVMFormatError
+from .libsvm.iterator import LibSVMIter
+from .libsvm.load import load_libsvm
+from .libsvm.save import save_libsvm
 from .ndarray_iter import NDArrayIter
 
 LibSVMFormatError.__module__ = __name__

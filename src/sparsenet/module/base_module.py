@@ -237,12 +237,13 @@ class BaseModule:
             batch = next_batch
             self.forward_backward(batch)
             self.update()
+            # the metric reads this batch's labels before the iterator may reuse their buffers
+            self.update_metric(eval_metric, batch.label)
             try:
                 next_batch = next(data_iter)
                 self.prepare(next_batch, sparse_row_id_fn=sparse_row_id_fn)
             except StopIteration:
                 done = True
-            self.update_metric(eval_metric, batch.label)
             param = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
                                   locals=locals())
             for cb in _as_list(batch_end_callback):

@@ -210,6 +210,10 @@ class Module(BaseModule):
 
         A variable's own ``init`` attribute wins over ``initializer``; a
         row_sparse parameter is filled densely and stored with all its rows.
+        With ``arg_params`` and ``allow_missing=True``, a parameter missing from
+        ``arg_params`` is filled by ``initializer``, or keeps its current value
+        when ``initializer`` is None (as in MXNet: ``set_params(...,
+        allow_missing=True)`` leaves the other parameters as they are).
         """
         if self.params_initialized and not force_init:
             warnings.warn("Parameters already initialized and force_init=False. init_params "
@@ -237,9 +241,7 @@ class Module(BaseModule):
                                    f"allow_missing=True to initialise it with the initializer")
             elif initializer is not None:
                 self._initialize(name, arr, nodes[name], initializer)
-            else:
-                raise RuntimeError(f"set_params: '{name}' is missing and no initializer was "
-                                   f"given")
+            # else: allowed to be missing and no initializer: the current value stays
         self._arg_params, self._aux_params = None, None
         self.params_initialized = True
 
@@ -402,7 +404,8 @@ class Module(BaseModule):
         if is_train is None:
             is_train = self.for_training
         data = list(data_batch.data)
-        labels = list(data_batch.label) if data_batch.label is not None else []
+        label = getattr(data_batch, "label", None)  # prediction batches may have none
+        labels = list(label) if label is not None else []
         if len(data) != len(self._data_names):
             raise ValueError(f"forward: the batch has {len(data)} data arrays, the module "
                              f"expects {len(self._data_names)} ({self._data_names})")

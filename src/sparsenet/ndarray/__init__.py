@@ -24,8 +24,8 @@ from ..ops.unary import (abs, sign, round, rint, ceil, floor, trunc, fix, square
                          degrees, radians, relu, negative, erf, erfinv, stop_gradient, BlockGrad,
                          copy, identity, cast, Cast, clip, exp, log, log10, log2, sigmoid, cos,
                          cosh, arccos, arccosh, rsqrt, rcbrt, reciprocal, gamma, gammaln,
-                         softsign, softmax, log_softmax, logical_not, isnan, isinf, isfinite,
-                         zeros_like, ones_like)
+                         softsign, logical_not, isnan, isinf, isfinite, zeros_like, ones_like)
+from ..ops.softmax import softmax, log_softmax, softmin
 from ..ops.scalar import (plus_scalar, minus_scalar, rminus_scalar, mul_scalar, div_scalar,
                           rdiv_scalar, mod_scalar, rmod_scalar, power_scalar, rpower_scalar,
                           maximum_scalar, minimum_scalar, equal_scalar, not_equal_scalar,
@@ -43,7 +43,10 @@ from ..ops.arithmetic import (add, subtract, multiply, divide, modulo, power, ma
                               logical_and, logical_or, logical_xor, hypot)
 from ..ops.shape import (reshape, Reshape, transpose, expand_dims, squeeze, swapaxes, SwapAxis,
                          broadcast_to, broadcast_axis, broadcast_axes, tile, repeat, flatten,
-                         Flatten, flip, reverse)
+                         Flatten, flip, reverse, broadcast_like)
+from ..ops.layout import (diag, depth_to_space, space_to_depth, split_v2, shape_array,
+                          size_array)
+from ..ops.reset import reset_arrays
 from ..ops.reduce import (sum, sum_axis, mean, prod, nansum, nanprod, max, max_axis, min,
                           min_axis, norm, square_sum, argmax, argmin, argmax_channel, topk, sort,
                           argsort)
@@ -51,27 +54,36 @@ from ..ops.dot import dot, batch_dot
 from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, concat, Concat,
                             stack, split, SliceChannel, one_hot, pick, gather_nd)
 from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
+from ..ops.norm import BatchNorm, LayerNorm, InstanceNorm, GroupNorm
+from ..ops.conv import Convolution, Deconvolution
+from ..ops.pooling import Pooling, Pad
 from ..ops.loss import (LinearRegressionOutput, LogisticRegressionOutput, MAERegressionOutput,
                         SoftmaxOutput, Softmax, MakeLoss, make_loss)
-from ..ops.optimizer_ops import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
-                                 nag_mom_update, mp_nag_mom_update, signsgd_update,
-                                 signum_update, sgld_update, dcasgd_update, dcasgd_mom_update)
-from ..ops.optimizer_ops_adaptive import (adam_update, adamw_update, adagrad_update,
-                                          group_adagrad_update, adadelta_update, adamax_update,
-                                          nadam_update, rmsprop_update, rmspropalex_update,
-                                          ftrl_update, ftml_update, lamb_update_phase1,
-                                          lamb_update_phase2)
+from ..ops.update_rules import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sgd_mom_update,
+                                nag_mom_update, mp_nag_mom_update, signsgd_update, signum_update,
+                                sgld_update, dcasgd_update, dcasgd_mom_update, adam_update,
+                                adamw_update, adagrad_update, group_adagrad_update,
+                                adadelta_update, adamax_update, nadam_update, rmsprop_update,
+                                rmspropalex_update, ftrl_update, ftml_update, lamb_update_phase1,
+                                lamb_update_phase2)
 from ..ops.loss import (l2_loss, l1_loss, sigmoid_bce_loss, softmax_ce_loss, logistic_loss,
                         hinge_loss, squared_hinge_loss, huber_loss, kldiv_loss)
 from .. import random
-from ..random import (uniform as random_uniform, normal as random_normal,
-                      randint as random_randint)
+from ..ops.sampling import shuffle
+from ..random_ops import (random_uniform, random_normal, random_gamma, random_exponential,
+                          random_poisson, random_negative_binomial,
+                          random_generalized_negative_binomial, random_randint, sample_uniform,
+                          sample_normal, sample_gamma, sample_exponential, sample_poisson,
+                          sample_negative_binomial, sample_generalized_negative_binomial,
+                          sample_multinomial, uniform, normal)
+from . import _internal
 
 _square_sum = square_sum
+pad = Pad
 
 __all__ = [
     "NDArray", "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "sparse", "contrib",
-    "random", "waitall",
+    "random", "waitall", "_internal",
     "array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "from_numpy",
     "from_torch", "from_dlpack", "save", "load", "save_to_bytes", "load_from_bytes",
     "cast_storage",
@@ -103,6 +115,8 @@ __all__ = [
     "dot", "batch_dot", "slice", "crop", "slice_axis", "slice_like", "take", "retain", "concat",
     "Concat", "stack", "split", "SliceChannel", "one_hot", "pick", "gather_nd",
     "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
+    "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "Convolution", "Deconvolution",
+    "Pooling", "Pad", "pad",
     "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "SoftmaxOutput",
     "Softmax", "MakeLoss", "make_loss",
     "sgd_update", "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "nag_mom_update",
@@ -113,5 +127,10 @@ __all__ = [
     "lamb_update_phase2",
     "l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logistic_loss", "hinge_loss",
     "squared_hinge_loss", "huber_loss", "kldiv_loss",
-    "random_uniform", "random_normal", "random_randint",
+    "random_uniform", "random_normal", "random_gamma", "random_exponential", "random_poisson",
+    "random_negative_binomial", "random_generalized_negative_binomial", "random_randint",
+    "sample_uniform", "sample_normal", "sample_gamma", "sample_exponential", "sample_poisson",
+    "sample_negative_binomial", "sample_generalized_negative_binomial", "sample_multinomial",
+    "uniform", "normal", "shuffle", "softmin", "broadcast_like", "diag", "depth_to_space",
+    "space_to_depth", "split_v2", "shape_array", "size_array", "reset_arrays",
 ]

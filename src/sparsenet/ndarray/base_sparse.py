@@ -3,6 +3,7 @@ import numpy as np
 import torch
 
 from ..base import NotSupportedForSparseNDArray, numpy_dtype
+from .. import recording
 from ..context import context_of
 from .ndarray import NDArray
 
@@ -13,12 +14,33 @@ class BaseSparseNDArray(NDArray):
     """Base class of :class:`CSRNDArray` and :class:`RowSparseNDArray`.
 
     A sparse array keeps its parts (values and int64 indices) as torch tensors
-    and its logical ``shape``. The values tensor is what autograd differentiates
-    against: the gradient with respect to a sparse input has the input's sparsity
-    structure.
+    and its logical ``shape``. Inside ``autograd.record()``, a sparse variable
+    (``attach_grad``) and every sparse result computed from a variable also have
+    a dense *graph tensor*: the same values as one dense tensor, through which
+    autograd differentiates, so that the gradient with respect to a sparse array
+    is the full mathematical gradient (positions it does not store included), as
+    in MXNet. The row views of a Gluon row_sparse parameter instead differentiate
+    through their stored values (:meth:`_make_values_leaf`).
     """
 
-    __slots__ = ("_shape", "_data", "_indices")
+    __slots__ = ("_shape", "_data", "_indices", "_gt", "_gt_stamp", "_full_grad")
+
+    def __init__(self, tensor=None):
+        NDArray.__init__(self, tensor)
+        self._gt = None          # dense graph tensor (None: not in a recorded graph)
+        self._gt_stamp = None    # the parts the graph tensor was made from
+        self._full_grad = False  # a variable whose graph tensor is made on first use
+
+    @classmethod
+    def _blank(cls):
+        """An instance with every slot but the parts set (for ``_from_parts``)."""
+        obj = cls.__new__(cls)
+        obj._t = None
+        obj._grad = None
+        obj._grad_req = "null"
+        obj._gt = obj._gt_stamp = None
+        obj._full_grad = False
+        return obj
 
     # ------------------------------------------------------------------ properties
     @property
@@ -83,10 +105,55 @@ class BaseSparseNDArray(NDArray):
         raise NotImplementedError
 
     def _autograd_tensor(self):
-        return self._data
+        """The tensor autograd differentiates against: the dense graph tensor when the
+        array is in a recorded graph, else the stored values."""
+        return self._graph_tensor() if self._gt is not None or self._full_grad else self._data
+
+    def _grad_is_full(self):
+        return self._full_grad or self._gt is not None
+
+    def _stamp(self):
+        return (id(self._data), self._data._version, id(self._indices), self._indices._version)
+
+    def _graph_tensor(self):
+        """The dense graph tensor, made (and registered) on first use inside
+        ``record()`` for a variable, refreshed when the parts changed since; None
+        for an array outside any graph."""
+        gt = self._gt
+        if gt is not None:
+            if self._gt_stamp == self._stamp():
+                return gt
+            if not gt.is_leaf:  # the parts were written in place: the graph no longer holds
+                self._gt = None
+                return None
+            with torch.no_grad():
+                gt.copy_(self._dense_tensor())
+            self._gt_stamp = self._stamp()
+            return gt
+        if not (self._full_grad and recording.STATE.recording):
+            return None
+        with torch.no_grad():
+            gt = self._dense_tensor().detach()
+        self._gt = gt.requires_grad_(True)
+        self._gt_stamp = self._stamp()
+        recording.register_variable(self)
+        return self._gt
+
+    def _set_graph(self, t):
+        """Attach dense graph tensor ``t`` (a result of recorded operators) to this array."""
+        self._gt = t
+        self._gt_stamp = self._stamp()
 
     def _make_leaf(self, requires_grad):
-        self._data = self._data.detach().requires_grad_(requires_grad)
+        self._data = self._data.detach()
+        self._gt = self._gt_stamp = None
+        self._full_grad = bool(requires_grad)
+
+    def _make_values_leaf(self):
+        """Differentiate through the stored values (the row view of a parameter)."""
+        self._data = self._data.detach().requires_grad_(True)
+        self._gt = self._gt_stamp = None
+        self._full_grad = False
 
     def _replace(self, other):
         if type(other) is not type(self):
@@ -94,10 +161,19 @@ class BaseSparseNDArray(NDArray):
                             f"{other.stype} array's")
         for name in self._storage_slots:
             setattr(self, name, getattr(other, name))
-        if self._grad is not None and self._grad_req != "null":  # stay an autograd leaf
-            from .. import autograd
+        if self._grad is not None and self._grad_req != "null":  # stay an autograd variable
             self._make_leaf(True)
-            autograd.register_variable(self)
+        else:
+            self._gt = self._gt_stamp = None
+
+    def detach(self):
+        """Return an array sharing the parts but cut from the autograd graph.
+
+        >>> import sparsenet as mx
+        >>> mx.nd.array([[1, 0], [0, 2]]).tostype('row_sparse').detach().stype
+        'row_sparse'
+        """
+        return type(self)._from_parts(*[p.detach() for p in self._parts()], self._shape)
 
     def _dense_tensor(self):
         from .cast_storage import to_dense_tensor

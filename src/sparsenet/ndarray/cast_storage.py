@@ -17,7 +17,7 @@ array([0, 1, 1, 2])
 import numpy as np
 import torch
 
-from .. import autograd
+from .. import recording
 from ..base import StorageTypeError
 from .csr import CSRNDArray
 from .ndarray import NDArray, to_tensor
@@ -113,7 +113,7 @@ def cast_storage(arr, stype):
 
 
 def _grad_ctx():
-    return torch.enable_grad() if autograd.is_recording() else torch.no_grad()
+    return torch.enable_grad() if recording.is_recording() else torch.no_grad()
 
 
 def copy_into(src, dst):
@@ -152,7 +152,11 @@ def copy_to_context(src, ctx):
             return NDArray(t.clone() if t is src._t else t)
         parts = [p.to(device) for p in src._parts()]
         parts = [q.clone() if q is p else q for p, q in zip(src._parts(), parts)]
-        return type(src)._from_parts(*parts, src.shape)
+        out = type(src)._from_parts(*parts, src.shape)
+        graph = src._graph_tensor() if recording.STATE.recording else None
+        if graph is not None:  # a sparse array in a recorded graph: the copy stays in it
+            out._set_graph(graph.to(device) if graph.device != device else graph * 1)
+        return out
 
 
 def assign_all(dst, value):

@@ -6,14 +6,19 @@
 array([3])
 >>> mx.nd.contrib.getnnz(a, axis=1).asnumpy()
 array([2, 1])
+>>> mx.nd.contrib.allclose(a.tostype('default'), mx.nd.array([[1.0, 0.0], [0.0, 3.0]])).asnumpy()
+array([1], dtype=uint8)
 """
 import torch
 
-from ..ops.optimizer_ops_adaptive import adamw_update, group_adagrad_update
+from ..ops.allclose import allclose
+from ..ops.quadratic import quadratic
+from ..ops.update_rules import adamw_update, group_adagrad_update
+from ..ops.sparse_embedding import SparseEmbedding
 from .csr import CSRNDArray
 from .ndarray import NDArray
 
-__all__ = ["getnnz", "adamw_update", "group_adagrad_update"]
+__all__ = ["getnnz", "allclose", "quadratic", "adamw_update", "group_adagrad_update", "SparseEmbedding"]
 
 
 def getnnz(data, axis=None):

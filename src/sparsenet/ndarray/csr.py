@@ -55,10 +55,7 @@ class CSRNDArray(BaseSparseNDArray):
     @classmethod
     def _from_parts(cls, data, indices, indptr, shape):
         """Wrap parts known to be valid (internal fast path, no check)."""
-        obj = cls.__new__(cls)
-        obj._t = None
-        obj._grad = None
-        obj._grad_req = "null"
+        obj = cls._blank()
         obj._data, obj._indices, obj._indptr = data, indices, indptr
         obj._shape = shape
         obj._row_ids = None

@@ -19,9 +19,14 @@ import numbers
 import numpy as np
 import torch
 
-from .. import autograd
+from .. import recording
 from ..base import SparsenetError, numpy_dtype, torch_dtype
+from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MXNet names
+                    _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
+                    _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
 from ..context import as_context, context_of
+from . import nonzero
+from .fluent import FluentMethods  # flatten, squeeze, broadcast_*, tan, slice, ... (MXNet's list)
 from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
 
 __all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
@@ -65,7 +70,7 @@ def wrap(t):
     return NDArray(t)
 
 
-class NDArray:
+class NDArray(FluentMethods):
     """A dense n-dimensional array on a device, backed by one ``torch.Tensor``.
 
     Create arrays with :func:`sparsenet.nd.array`, :func:`~sparsenet.nd.zeros`
@@ -195,12 +200,16 @@ class NDArray:
         """The tensor autograd differentiates against."""
         return self._t
 
+    def _grad_is_full(self):
+        """Whether the autograd tensor has the array's whole shape (always, when dense)."""
+        return True
+
     def _replace(self, other):
         """Make ``self`` hold ``other``'s storage (same storage type)."""
         self._t = other._t
         if self._grad is not None and self._grad_req != "null":  # stay an autograd leaf
             self._make_leaf(True)
-            autograd.register_variable(self)
+            recording.register_variable(self)
 
     # ------------------------------------------------------------------ conversion
     def asnumpy(self):
@@ -263,7 +272,7 @@ class NDArray:
         dtype('int32')
         """
         from ..ops import unary
-        if not copy and torch_dtype(dtype) == self._autograd_tensor().dtype:
+        if not copy and numpy_dtype(dtype) == self.dtype:
             return self
         return unary.cast(self, dtype=numpy_dtype(dtype).name)
 
@@ -341,7 +350,7 @@ class NDArray:
         if gstype not in STYPES:
             raise ValueError(f"attach_grad: stype must be one of {STYPES}, got {stype!r}")
         grad = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=gstype)
-        autograd._mark_zero(grad)
+        nonzero.mark_zero(grad)
         self._attach_grad_buffer(grad, grad_req)
 
     def _attach_grad_buffer(self, grad, grad_req):
@@ -353,7 +362,7 @@ class NDArray:
         self._grad = grad
         self._grad_req = grad_req
         self._make_leaf(grad_req != "null")
-        autograd.register_variable(self)
+        recording.register_variable(self)
 
     def _make_leaf(self, requires_grad):
         self._t = self._t.detach().requires_grad_(requires_grad)
@@ -367,13 +376,10 @@ class NDArray:
     def grad_req(self):
         return self._grad_req
 
-    def _wrap_grad(self, g):
-        """Turn a torch gradient into an array of the gradient buffer's storage type."""
-        return autograd._grad_array(self, g)
-
     def _store_grad(self, g):
         """Store a torch gradient into the buffer according to ``grad_req``."""
-        autograd.store_grad(self, g.detach())
+        from ..grad_store import store  # the gradient store sits above the containers
+        store(self, g.detach(), full=self._grad_is_full())
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Compute the gradients of this array with respect to the marked variables.
@@ -386,8 +392,9 @@ class NDArray:
         >>> x.grad.asnumpy()
         array([2., 2.], dtype=float32)
         """
-        autograd.backward([self], None if out_grad is None else [out_grad],
-                          retain_graph=retain_graph, train_mode=train_mode)
+        from ..autograd import backward  # backward sits above the containers
+        backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph,
+                 train_mode=train_mode)
 
     # ------------------------------------------------------------------ indexing
     def _index(self, key):
@@ -418,7 +425,7 @@ class NDArray:
         (1,)
         """
         idx = self._index(key)
-        if autograd.is_recording():
+        if recording.STATE.recording:
             return wrap(self._t[idx])
         with torch.no_grad():
             return wrap(self._t[idx])
@@ -439,7 +446,7 @@ class NDArray:
             v = value
         else:
             v = to_tensor(value, device=self.device, dtype=self._t.dtype)
-        if autograd.is_recording():
+        if recording.STATE.recording:
             self._t[idx] = v
         else:
             with torch.no_grad():
@@ -469,17 +476,6 @@ class NDArray:
     def reshape_like(self, other):
         return self.reshape(other.shape)
 
-    def flatten(self):
-        return self.reshape((0, -1))
-
-    def expand_dims(self, axis):
-        from ..ops import shape
-        return shape.expand_dims(self, axis=axis)
-
-    def squeeze(self, axis=None):
-        from ..ops import shape
-        return shape.squeeze(self, axis=axis)
-
     def transpose(self, axes=None):
         from ..ops import shape
         return shape.transpose(self, axes=axes)
@@ -487,13 +483,6 @@ class NDArray:
     def swapaxes(self, dim1, dim2):
         from ..ops import shape
         return shape.swapaxes(self, dim1=dim1, dim2=dim2)
-
-    def broadcast_to(self, shape):
-        from ..ops import shape
-        return shape.broadcast_to(self, shape=shape)
-
-    def broadcast_like(self, other):
-        return self.broadcast_to(other.shape)
 
     def tile(self, reps):
         from ..ops import shape
@@ -606,8 +595,6 @@ class NDArray:
     reciprocal = _unary("reciprocal")
     zeros_like = _unary("zeros_like")
     ones_like = _unary("ones_like")
-    softmax = _unary("softmax")
-    log_softmax = _unary("log_softmax")
     clip = _unary("clip")
     del _unary
 

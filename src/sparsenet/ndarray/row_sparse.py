@@ -43,10 +43,7 @@ class RowSparseNDArray(BaseSparseNDArray):
     @classmethod
     def _from_parts(cls, data, indices, shape):
         """Wrap parts known to be valid (internal fast path, no check)."""
-        obj = cls.__new__(cls)
-        obj._t = None
-        obj._grad = None
-        obj._grad_req = "null"
+        obj = cls._blank()
         obj._data, obj._indices, obj._shape = data, indices, shape
         return obj
 

@@ -5,6 +5,9 @@
 >>> isinstance(a, mx.nd.sparse.CSRNDArray)
 True
 """
+from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MXNet names
+                    _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
+                    _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
 from .base_sparse import BaseSparseNDArray
 from .csr import CSRNDArray
 from .row_sparse import RowSparseNDArray
@@ -26,9 +29,8 @@ from ..ops.indexing import slice, slice_axis, take, retain, concat
 from ..ops.nn import Embedding, FullyConnected
 from ..ops.loss import (LinearRegressionOutput, LogisticRegressionOutput, MAERegressionOutput,
                         make_loss)
-from ..ops.optimizer_ops import sgd_update, sgd_mom_update, nag_mom_update
-from ..ops.optimizer_ops_adaptive import (adam_update, adagrad_update, ftrl_update,
-                                          group_adagrad_update)
+from ..ops.update_rules import (sgd_update, sgd_mom_update, nag_mom_update, adam_update,
+                                adagrad_update, ftrl_update, group_adagrad_update)
 
 __all__ = [
     "BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",

@@ -5,7 +5,12 @@ Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
 from . import registry
 from . import cast, unary, scalar, binary, arithmetic, shape, reduce, dot, indexing, nn, loss
-from . import optimizer_ops, optimizer_ops_adaptive
+from . import update_rules
+from . import sparse_embedding
+from . import layer_common, norm, conv, pooling
+from . import softmax, minmax, scatter, layout, quadratic, reset, sampling
 
 __all__ = ["registry", "cast", "unary", "scalar", "binary", "arithmetic", "shape", "reduce", "dot",
-           "indexing", "nn", "loss", "optimizer_ops", "optimizer_ops_adaptive"]
+           "indexing", "nn", "loss", "update_rules", "sparse_embedding",
+           "layer_common", "norm", "conv", "pooling", "softmax", "minmax", "scatter", "layout",
+           "quadratic", "reset", "sampling"]

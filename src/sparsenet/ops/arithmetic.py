@@ -10,12 +10,15 @@ always follow the same storage-type rows (:mod:`sparsenet.ops.binary`,
 array([[3., 3.],
        [3., 3.]], dtype=float32)
 """
+import math
 import numbers
+import operator
 
 import numpy as np
 import torch
 
 from ..ndarray.ndarray import NDArray
+from . import minmax as _minmax
 from . import scalar as _scalar
 from .binary import (broadcast_add, broadcast_div, broadcast_equal, broadcast_greater,
                      broadcast_greater_equal, broadcast_hypot, broadcast_lesser,
@@ -34,13 +37,13 @@ _ARRAY_OPS = {
     "add": (elemwise_add, broadcast_add), "subtract": (elemwise_sub, broadcast_sub),
     "multiply": (elemwise_mul, broadcast_mul), "divide": (elemwise_div, broadcast_div),
     "modulo": (broadcast_mod, broadcast_mod), "power": (broadcast_power, broadcast_power),
-    "maximum": (broadcast_maximum, broadcast_maximum),
-    "minimum": (broadcast_minimum, broadcast_minimum),
+    "maximum": (_minmax.maximum, broadcast_maximum),
+    "minimum": (_minmax.minimum, broadcast_minimum),
     "equal": (broadcast_equal, broadcast_equal), "not_equal": (broadcast_not_equal,) * 2,
     "greater": (broadcast_greater,) * 2, "greater_equal": (broadcast_greater_equal,) * 2,
     "lesser": (broadcast_lesser,) * 2, "lesser_equal": (broadcast_lesser_equal,) * 2,
     "logical_and": (broadcast_logical_and,) * 2, "logical_or": (broadcast_logical_or,) * 2,
-    "logical_xor": (broadcast_logical_xor,) * 2, "hypot": (broadcast_hypot,) * 2,
+    "logical_xor": (broadcast_logical_xor,) * 2, "hypot": (_minmax.hypot, broadcast_hypot),
 }
 # scalar on the left of a non-commutative operator
 _REVERSED_SCALAR = {"subtract": "rminus_scalar", "divide": "rdiv_scalar", "modulo": "rmod_scalar",
@@ -52,7 +55,38 @@ _SCALAR_FOR = {"add": "plus_scalar", "subtract": "minus_scalar", "multiply": "mu
                "maximum": "maximum_scalar", "minimum": "minimum_scalar",
                "equal": "equal_scalar", "not_equal": "not_equal_scalar",
                "greater": "greater_scalar", "greater_equal": "greater_equal_scalar",
-               "lesser": "lesser_scalar", "lesser_equal": "lesser_equal_scalar"}
+               "lesser": "lesser_scalar", "lesser_equal": "lesser_equal_scalar",
+               "hypot": "hypot_scalar", "logical_and": "logical_and_scalar",
+               "logical_or": "logical_or_scalar", "logical_xor": "logical_xor_scalar"}
+
+
+def _py_maximum(x, y):
+    return x if x > y else y
+
+
+def _py_minimum(x, y):
+    return x if x < y else y
+
+
+def _py_flag(test):
+    def flag(x, y):
+        return 1 if test(x, y) else 0
+    return flag
+
+
+# both operands plain numbers: a Python number, as MXNet returns (``nd.power(0.9, 3)``
+# is 0.729, ``nd.maximum(2.0, 3)`` is 3, ``nd.equal(2, 2)`` is 1)
+_NUMBER_FNS = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+    "divide": operator.truediv, "modulo": operator.mod, "power": operator.pow,
+    "maximum": _py_maximum, "minimum": _py_minimum, "hypot": math.hypot,
+    "equal": _py_flag(operator.eq), "not_equal": _py_flag(operator.ne),
+    "greater": _py_flag(operator.gt), "greater_equal": _py_flag(operator.ge),
+    "lesser": _py_flag(operator.lt), "lesser_equal": _py_flag(operator.le),
+    "logical_and": _py_flag(lambda x, y: bool(x) and bool(y)),
+    "logical_or": _py_flag(lambda x, y: bool(x) or bool(y)),
+    "logical_xor": _py_flag(lambda x, y: bool(x) != bool(y)),
+}
 
 
 def _is_scalar(x):
@@ -140,21 +174,25 @@ def modulo(lhs, rhs):
 
 
 def power(base, exp):
-    """``base ** exp`` for arrays or scalars.
+    """``base ** exp`` for arrays or scalars (two numbers give a Python number, as MXNet).
 
     >>> import sparsenet as mx
     >>> mx.nd.power(mx.nd.array([3.0]), 2).asnumpy()
     array([9.], dtype=float32)
+    >>> mx.nd.power(2, 3)
+    8
     """
     return _dispatch2(base, exp, "power")
 
 
 def maximum(lhs, rhs):
-    """Elementwise maximum of arrays or scalars.
+    """Elementwise maximum of arrays or scalars (of two numbers: the larger one, as MXNet).
 
     >>> import sparsenet as mx
     >>> mx.nd.maximum(mx.nd.array([1.0, 4.0]), 2).asnumpy()
     array([2., 4.], dtype=float32)
+    >>> mx.nd.maximum(2.0, 3)
+    3
     """
     return _dispatch2(lhs, rhs, "maximum")
 
@@ -278,6 +316,8 @@ def _dispatch2(lhs, rhs, name):
                                         "logical_xor"):
             return binary(rhs, lhs, name)
         return binary(rhs, lhs, name, reverse=True)
+    if _is_scalar(lhs) and _is_scalar(rhs):
+        return _NUMBER_FNS[name](lhs, rhs)
     raise TypeError(f"{name}: expected at least one NDArray operand, got "
                     f"{type(lhs).__name__} and {type(rhs).__name__}")
 

@@ -21,7 +21,7 @@ array([[15., 15.],
 import torch
 import torch.nn.functional as F
 
-from .. import autograd
+from .. import recording
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -156,9 +156,9 @@ def csr_dense_t_mm(x, w):
     gradients of other uses of ``w``, the gradient storage does.
     """
     wt = w._t
-    sparse_grad = _wants_sparse_grad(w) and autograd.is_recording()
+    sparse_grad = _wants_sparse_grad(w) and recording.is_recording()
     if sparse_grad:
-        wt = autograd.alias_of(w)
+        wt = recording.alias_of(w)
     values = x._data if x._data.dtype == wt.dtype else x._data.to(wt.dtype)
     return _CsrDenseTMM.apply(values, wt, x._indices, x.row_ids(), x.shape[0], sparse_grad)
 

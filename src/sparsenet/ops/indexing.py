@@ -18,6 +18,7 @@ import builtins
 
 import torch
 
+from ..base import InvalidArgumentError
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -25,12 +26,22 @@ from .kernels import csr_from_keys
 from .registry import CSR, DEFAULT, ROW_SPARSE, Many, defop, rule
 
 __all__ = ["slice", "crop", "slice_axis", "take", "retain", "concat", "Concat", "stack",
-           "split", "SliceChannel", "one_hot", "pick", "gather_nd", "slice_like"]
+           "split", "SliceChannel", "one_hot", "pick", "gather_nd", "slice_like",
+           "slice_assign", "slice_assign_scalar"]
+
+
+def _tuple(v):
+    """``begin``/``end``/``step`` as a tuple: MXNet also takes one int for the first axis."""
+    if v is None:
+        return ()
+    return (v,) if isinstance(v, int) else tuple(v)
 
 
 def _norm_slice(begin, end, step, shape):
     keys = []
-    step = tuple(step) if step else ()
+    begin, end, step = _tuple(begin), _tuple(end), _tuple(step)
+    if len(begin) != len(end):
+        raise InvalidArgumentError(f"slice: begin {begin} and end {end} must have one length")
     for i, n in enumerate(shape):
         if i >= len(begin):
             keys.append(builtins.slice(None))
@@ -44,11 +55,15 @@ def _norm_slice(begin, end, step, shape):
 def slice(data, *, begin=(), end=(), step=()):  # noqa: A001
     """The sub-array ``data[begin[0]:end[0]:step[0], ...]`` (None means the whole axis).
 
-    For a CSR input the result is CSR (rows and columns, step 1).
+    For a CSR input the result is CSR (rows and columns, step 1). An int
+    ``begin``/``end``/``step`` applies to the first axis (alias ``crop``).
 
     >>> import sparsenet as mx
     >>> mx.nd.slice(mx.nd.arange(6).reshape((2, 3)), begin=(0, 1), end=(2, 3)).asnumpy()
     array([[1., 2.],
+           [4., 5.]], dtype=float32)
+    >>> mx.nd.crop(mx.nd.arange(6).reshape((3, 2)), begin=1, end=3).asnumpy()
+    array([[2., 3.],
            [4., 5.]], dtype=float32)
     """
     keys = _norm_slice(begin, end, step, data.shape)
@@ -62,6 +77,42 @@ def slice(data, *, begin=(), end=(), step=()):  # noqa: A001
 
 
 crop = slice
+
+
+@defop(name="_slice_assign")
+def slice_assign(lhs, rhs, *, begin=(), end=(), step=()):
+    """A copy of ``lhs`` with the region ``slice(begin, end, step)`` set to ``rhs`` (alias
+    ``_crop_assign``); ``lhs`` is not changed.
+
+    >>> import sparsenet as mx
+    >>> mx.nd._internal._slice_assign(mx.nd.zeros((2, 3)), mx.nd.ones((2, 1)),
+    ...                               begin=(0, 1), end=(2, 2)).asnumpy()
+    array([[0., 1., 0.],
+           [0., 1., 0.]], dtype=float32)
+    """
+    out = lhs.clone()
+    keys = _norm_slice(begin, end, step, lhs.shape)
+    region = out[keys]
+    if tuple(rhs.shape) != tuple(region.shape):
+        raise InvalidArgumentError(f"_slice_assign: rhs of shape {tuple(rhs.shape)} does not "
+                                   f"fit the region of shape {tuple(region.shape)}")
+    out[keys] = rhs.to(out.dtype)
+    return out
+
+
+@defop(name="_slice_assign_scalar")
+def slice_assign_scalar(data, *, scalar=0.0, begin=(), end=(), step=()):
+    """A copy of ``data`` with the region ``slice(begin, end, step)`` set to ``scalar`` (alias
+    ``_crop_assign_scalar``).
+
+    >>> import sparsenet as mx
+    >>> mx.nd._internal._slice_assign_scalar(mx.nd.zeros((3,)), scalar=2.0, begin=(1,),
+    ...                                      end=(3,)).asnumpy()
+    array([0., 2., 2.], dtype=float32)
+    """
+    out = data.clone()
+    out[_norm_slice(begin, end, step, data.shape)] = scalar
+    return out
 
 
 @defop
@@ -146,7 +197,8 @@ def retain(data, indices):
 
     The result stores exactly the requested rows (sorted, duplicates removed);
     requested rows that ``data`` does not store are stored as zeros, as in MXNet.
-    Ids must lie in ``[0, rows)``.
+    Float ids are truncated towards zero (as MXNet casts them); ids must then
+    lie in ``[0, rows)``.
 
     >>> import sparsenet as mx
     >>> r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4], [5, 6]], [0, 2, 3]), shape=(5, 2))
@@ -162,14 +214,16 @@ def retain(data, indices):
 
 
 def _checked_row_ids(indices, n):
-    ids = indices.reshape(-1)
-    if ids.dtype.is_floating_point:
-        if ids.numel() and not bool((ids == ids.round()).all()):
-            raise ValueError("retain: row ids must be integers")
-    ids = ids.to(torch.int64)
-    if ids.numel() and (bool((ids < 0).any()) or bool((ids >= n).any())):
-        bad = ids[(ids < 0) | (ids >= n)][0]
-        raise IndexError(f"retain: row id {int(bad)} is out of range [0, {n})")
+    raw = indices.reshape(-1)
+    ids = raw.to(torch.int64)  # floats truncate towards zero, as MXNet's cast
+    if ids.numel():
+        bad = (ids < 0) | (ids >= n)
+        if raw.dtype.is_floating_point:
+            bad |= ~torch.isfinite(raw)
+        if bool(bad.any()):
+            v = raw[bad][0].item()
+            v = int(v) if isinstance(v, float) and v.is_integer() else v
+            raise IndexError(f"retain: row id {v} is out of range [0, {n})")
     return torch.unique(ids, sorted=True)
 
 
@@ -280,13 +334,13 @@ def _bounds(b, e, n):
 
 def _unit_step(p):
     """step is 1 (or unset) on every axis"""
-    return all(s in (None, 1) for s in (p["step"] or ()))
+    return all(s in (None, 1) for s in _tuple(p["step"]))
 
 
 @rule(slice, CSR, out=CSR, when=_unit_step)
 def _slice_csr(data, *, begin=(), end=(), step=()):
-    b = list(begin) + [None] * (2 - len(begin))
-    e = list(end) + [None] * (2 - len(end))
+    b = list(_tuple(begin)) + [None] * (2 - len(_tuple(begin)))
+    e = list(_tuple(end)) + [None] * (2 - len(_tuple(end)))
     r0, r1 = _bounds(b[0], e[0], data.shape[0])
     c0, c1 = _bounds(b[1], e[1], data.shape[1])
     return _csr_slice_rows_cols(data, r0, max(r0, r1), c0, max(c0, c1))

@@ -11,7 +11,8 @@ from ..ndarray.row_sparse import RowSparseNDArray
 
 __all__ = ["csr_keys", "csr_from_keys", "values_map", "csr_union", "csr_intersection",
            "rsp_union", "rsp_intersection", "csr_gather_dense", "scatter_add_dense",
-           "empty_csr", "empty_rsp", "unique_inverse"]
+           "empty_csr", "empty_rsp", "unique_inverse", "sorted_by_key", "csr_union_map",
+           "rsp_union_map", "dense_rows"]
 
 
 def csr_keys(a):
@@ -65,17 +66,60 @@ def csr_union(a, b, sign=1.0):
     return csr_from_keys(keys, vals, a.shape)
 
 
+def sorted_by_key(keys, values):
+    """``(keys, values)`` in ascending key order.
+
+    Parts built with ``validate=False`` may hold unsorted column (or row) ids;
+    kernels that binary-search keys sort them first (O(nnz) check when sorted).
+    """
+    if keys.numel() > 1 and not bool((keys[1:] >= keys[:-1]).all()):
+        order = torch.argsort(keys, stable=True)
+        return keys[order], values[order]
+    return keys, values
+
+
 def csr_intersection(a, b, fn):
     """CSR of ``fn(a_values, b_values)`` on positions stored in both ``a`` and ``b``."""
-    ka, kb = csr_keys(a), csr_keys(b)
+    ka, va = sorted_by_key(csr_keys(a), a._data)
+    kb, vb = sorted_by_key(csr_keys(b), b._data)
     if ka.numel() == 0 or kb.numel() == 0:
         dtype = torch.promote_types(a._data.dtype, b._data.dtype)
         return empty_csr(a.shape, dtype, a.device)
     pos = torch.searchsorted(ka, kb).clamp_(max=ka.numel() - 1)
     hit = ka[pos] == kb
     keys = kb[hit]
-    vals = fn(a._data[pos[hit]], b._data[hit])
+    vals = fn(va[pos[hit]], vb[hit])
     return csr_from_keys(keys, vals, a.shape)
+
+
+def csr_union_map(a, b, fn):
+    """CSR of ``fn(a, b)`` on the union of stored positions (``fn(0, 0)`` must be 0).
+
+    Where only one operand stores a value the other contributes 0.
+    """
+    ka, kb = csr_keys(a), csr_keys(b)
+    keys, inv = unique_inverse(torch.cat([ka, kb]))
+    dtype = torch.promote_types(a._data.dtype, b._data.dtype)
+    va, vb = _scatter_pair(keys.numel(), inv, ka.numel(), a._data, b._data, dtype)
+    return csr_from_keys(keys, fn(va, vb), a.shape)
+
+
+def rsp_union_map(a, b, fn):
+    """Row_sparse ``fn(a, b)`` on the union of stored rows (``fn(0, 0)`` must be 0)."""
+    idx, inv = unique_inverse(torch.cat([a._indices, b._indices]))
+    dtype = torch.promote_types(a._data.dtype, b._data.dtype)
+    va, vb = _scatter_pair(idx.numel(), inv, a._indices.numel(), a._data, b._data, dtype)
+    return RowSparseNDArray._from_parts(fn(va, vb), idx, a.shape)
+
+
+def _scatter_pair(n, inv, na, a_vals, b_vals, dtype):
+    """Both operands' values laid out on the ``n`` union positions (zeros elsewhere)."""
+    shape = (n,) + tuple(a_vals.shape[1:])
+    va = torch.zeros(shape, dtype=dtype, device=a_vals.device).index_copy(
+        0, inv[:na], a_vals.to(dtype))
+    vb = torch.zeros(shape, dtype=dtype, device=a_vals.device).index_copy(
+        0, inv[na:], b_vals.to(dtype))
+    return va, vb
 
 
 def rsp_union(a, b, sign=1.0):
@@ -90,13 +134,39 @@ def rsp_union(a, b, sign=1.0):
 
 def rsp_intersection(a, b, fn):
     """Row_sparse ``fn(a_rows, b_rows)`` on rows stored in both arrays."""
-    ia, ib = a._indices, b._indices
+    ia, da = sorted_by_key(a._indices, a._data)
+    ib, db = sorted_by_key(b._indices, b._data)
     if ia.numel() == 0 or ib.numel() == 0:
         dtype = torch.promote_types(a._data.dtype, b._data.dtype)
         return empty_rsp(a.shape, dtype, a.device)
     pos = torch.searchsorted(ia, ib).clamp_(max=ia.numel() - 1)
     hit = ia[pos] == ib
-    return RowSparseNDArray._from_parts(fn(a._data[pos[hit]], b._data[hit]), ib[hit], a.shape)
+    return RowSparseNDArray._from_parts(fn(da[pos[hit]], db[hit]), ib[hit], a.shape)
+
+
+def dense_rows(x, rows):
+    """The rows ``rows`` (int64 ids) of array ``x`` of any storage type, as a dense tensor."""
+    if x.stype == "default":
+        return x._t.index_select(0, rows)
+    out = torch.zeros((rows.numel(),) + tuple(x.shape[1:]), dtype=x._data.dtype,
+                      device=x.device)
+    if x.stype == "row_sparse":
+        idx, data = sorted_by_key(x._indices, x._data)
+        if idx.numel() and rows.numel():
+            pos = torch.searchsorted(idx, rows).clamp_(max=idx.numel() - 1)
+            hit = idx[pos] == rows
+            out[hit] = data[pos[hit]]
+        return out
+    starts, ends = x._indptr[rows], x._indptr[rows + 1]
+    counts = ends - starts
+    nnz = int(counts.sum())
+    which = torch.repeat_interleave(torch.arange(rows.numel(), device=x.device), counts,
+                                    output_size=nnz)
+    first = torch.repeat_interleave(starts - torch.cumsum(counts, 0) + counts, counts,
+                                    output_size=nnz)
+    src = torch.arange(nnz, device=x.device) + first
+    out[which, x._indices[src]] = x._data[src]
+    return out
 
 
 def csr_gather_dense(a, dense):

@@ -15,9 +15,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .. import autograd
+from .. import recording
+from ..base import InvalidArgumentError
 from ..ndarray.ndarray import NDArray
 from .dot import _wants_sparse_grad, csr_dense_t_mm
+from .layer_common import LayerParameterError
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, input_shapes, rule
 
 __all__ = ["FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU"]
@@ -29,19 +31,36 @@ def FullyConnected(data, weight, bias=None, *, num_hidden=0, no_bias=False,  # n
     """Affine layer ``data @ weight.T + bias`` with ``weight`` of shape ``(num_hidden, in)``.
 
     With ``flatten`` the input is reshaped to ``(batch, -1)`` first; otherwise
-    the product applies to the last axis.
+    the product applies to the last axis. ``bias`` has shape ``(num_hidden,)``
+    or ``(num_hidden, 1)`` (as MXNet accepts); either adds ``bias[j]`` to
+    output column ``j``.
 
     >>> import sparsenet as mx
     >>> mx.nd.FullyConnected(mx.nd.ones((1, 2)), mx.nd.ones((3, 2)), mx.nd.zeros((3,)),
     ...                      num_hidden=3).asnumpy()
     array([[2., 2., 2.]], dtype=float32)
+    >>> mx.nd.FullyConnected(mx.nd.ones((2, 2)), mx.nd.ones((3, 2)),
+    ...                      mx.nd.array([[1.0], [2.0], [3.0]]), num_hidden=3).asnumpy()
+    array([[3., 4., 5.],
+           [3., 4., 5.]], dtype=float32)
     """
     x = data.reshape(data.shape[0], -1) if flatten and data.dim() != 2 else data
     if weight.dim() != 2 or weight.shape[1] != x.shape[-1]:
         raise ValueError(f"FullyConnected: weight shape {tuple(weight.shape)} does not match "
                          f"input features {x.shape[-1]} (expected ({num_hidden or '?'}, "
                          f"{x.shape[-1]}))")
-    return F.linear(x, weight, None if no_bias or bias is None else bias)
+    return F.linear(x, weight, None if no_bias or bias is None else _bias_vector(bias, weight))
+
+
+def _bias_vector(bias, weight):
+    """The bias as a ``(num_hidden,)`` tensor; MXNet also accepts ``(num_hidden, 1)``."""
+    n = weight.shape[0]
+    if tuple(bias.shape) == (n,):
+        return bias
+    if tuple(bias.shape) == (n, 1):
+        return bias.reshape(n)
+    raise InvalidArgumentError(f"FullyConnected: bias must have shape ({n},) or ({n}, 1) for "
+                               f"num_hidden={n}, got {tuple(bias.shape)}")
 
 
 def _fc_csr(data, weight, bias=None, *, num_hidden=0, no_bias=False, flatten=True):
@@ -52,7 +71,7 @@ def _fc_csr(data, weight, bias=None, *, num_hidden=0, no_bias=False, flatten=Tru
                          f"features {data.shape[1]}")
     out = csr_dense_t_mm(data, weight)
     if bias is not None and not no_bias:
-        out = out + bias._t
+        out = out + _bias_vector(bias._t, weight._t)
     return NDArray(out)
 
 
@@ -177,7 +196,7 @@ def Dropout(data, *, p=0.5, mode="training", axes=()):  # noqa: N802
     >>> mx.nd.Dropout(mx.nd.ones((3,)), p=0.5).asnumpy()
     array([1., 1., 1.], dtype=float32)
     """
-    if p <= 0 or not (autograd.is_training() or mode == "always"):
+    if p <= 0 or not (recording.is_training() or mode == "always"):
         return data.clone()
     if axes:
         mask_shape = [1 if i in axes else s for i, s in enumerate(data.shape)]
@@ -186,20 +205,58 @@ def Dropout(data, *, p=0.5, mode="training", axes=()):  # noqa: N802
     return F.dropout(data, p=p, training=True)
 
 
-@defop
-def LeakyReLU(data, *, act_type="leaky", slope=0.25):  # noqa: N802
-    """Leaky ReLU family: 'leaky' (``max(x, slope*x)``), 'elu', 'selu' or 'gelu'.
+@defop(num_outputs=lambda p: 2 if p["act_type"] == "rrelu" else 1)
+def LeakyReLU(data, gamma=None, *, act_type="leaky", slope=0.25,  # noqa: N802
+              lower_bound=0.125, upper_bound=0.334):
+    """Leaky ReLU family, chosen by ``act_type``.
+
+    * ``'leaky'``: ``x`` if ``x > 0`` else ``slope * x``;
+    * ``'prelu'``: the same with the learned ``gamma`` as slope, one value or one
+      per channel (axis 1); its gradient is ``sum(x * grad)`` over ``x <= 0``;
+    * ``'rrelu'``: while training, a slope drawn uniformly from
+      ``[lower_bound, upper_bound)`` for each element, else their mean; returns
+      ``[output, mask]``, the mask holding the drawn slopes (zeros outside
+      training, as in MXNet);
+    * ``'elu'`` (``slope`` is alpha), ``'selu'``, ``'gelu'`` (the erf form).
 
     >>> import sparsenet as mx
     >>> mx.nd.LeakyReLU(mx.nd.array([-1.0, 2.0]), slope=0.1).asnumpy()
     array([-0.1,  2. ], dtype=float32)
+    >>> mx.nd.LeakyReLU(mx.nd.array([[-1.0, -1.0]]), mx.nd.array([0.1, 0.2]),
+    ...                 act_type='prelu').asnumpy()
+    array([[-0.1, -0.2]], dtype=float32)
     """
     if act_type == "leaky":
         return F.leaky_relu(data, slope)
+    if act_type == "prelu":
+        return _prelu(data, gamma)
+    if act_type == "rrelu":
+        if recording.is_training():
+            mask = torch.empty_like(data).uniform_(lower_bound, upper_bound)
+        else:
+            mask = torch.zeros_like(data)
+        neg = mask if recording.is_training() else (lower_bound + upper_bound) / 2
+        return torch.where(data > 0, data, data * neg), mask
     if act_type == "elu":
         return F.elu(data, slope)
     if act_type == "selu":
         return F.selu(data)
     if act_type == "gelu":
         return F.gelu(data)
-    raise ValueError(f"LeakyReLU: unsupported act_type {act_type!r}")
+    raise LayerParameterError(f"LeakyReLU: act_type must be 'leaky', 'prelu', 'rrelu', 'elu', "
+                              f"'selu' or 'gelu', got {act_type!r}")
+
+
+def _prelu(data, gamma):
+    if gamma is None:
+        raise LayerParameterError("LeakyReLU: act_type='prelu' needs the gamma input (the "
+                                  "slopes)")
+    if gamma.numel() != 1:
+        if data.dim() < 2 or gamma.numel() != data.shape[1]:
+            raise LayerParameterError(f"LeakyReLU: prelu's gamma must hold 1 value or one per "
+                                      f"channel (axis 1 of data {tuple(data.shape)}), got "
+                                      f"shape {tuple(gamma.shape)}")
+        gamma = gamma.reshape((1, -1) + (1,) * (data.dim() - 2))
+    else:
+        gamma = gamma.reshape(())
+    return torch.where(data > 0, data, data * gamma)

@@ -34,7 +34,11 @@ import operator
 import numpy as np
 import torch
 
-from .. import autograd, config
+from .. import config
+from ..recording import STATE
+from ..torch_compat import set_grad_enabled
+from .trace import note
+from ..base import OperatorArgumentError
 from ..context import Context
 from ..ndarray.ndarray import NDArray, wrap
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
@@ -145,6 +149,7 @@ class Operator:
         self._many_rules = []
         self._dense_only = not self.variadic and not self._has_forward_stype
         self.input_shapes = None  # see input_shapes(): completes unknown input shapes
+        self.output_dtype = None  # the dtype of every output when fixed (e.g. shape_array)
         OPERATORS[self.name] = self
 
     # ------------------------------------------------------------------ documentation
@@ -230,8 +235,11 @@ class Operator:
                 kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
             else:
                 unknown = [k for k in unknown if k not in ("name", "attr")]
-                raise TypeError(f"{self.name}() got unexpected parameter(s) {unknown}; its "
-                                f"parameters are {list(self._param_names)}")
+                if unknown:
+                    raise OperatorArgumentError(
+                        f"{self.name}() got unexpected parameter(s) {unknown}; its "
+                        f"parameters are {list(self._param_names)}")
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("name", "attr")}
         params = dict(self.defaults)
         params.update(kwargs)
         return params
@@ -249,14 +257,20 @@ class Operator:
                 if not kwargs or self._param_set.issuperset(kwargs):
                     if len(args) > 1 and _MULTI_DEVICE:
                         _check_devices(args, self.name)
-                    if autograd.STATE.recording or not torch.is_grad_enabled():
+                    if STATE.recording:
+                        res = self.fn(*tensors, **kwargs)
+                        res = [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
+                            else wrap(res)
+                        note(self, kwargs, args, res)  # for autograd.get_symbol
+                        return res
+                    if not torch.is_grad_enabled():
                         res = self.fn(*tensors, **kwargs)
                     else:  # outside autograd.record(): nothing is recorded
-                        torch._C._set_grad_enabled(False)
+                        set_grad_enabled(False)
                         try:
                             res = self.fn(*tensors, **kwargs)
                         finally:
-                            torch._C._set_grad_enabled(True)
+                            set_grad_enabled(True)
                     if isinstance(res, (tuple, list)):
                         return [wrap(t) for t in res]
                     return wrap(res)
@@ -268,14 +282,17 @@ class Operator:
             params = {**self.defaults, **kwargs} if kwargs else self.defaults
         else:
             inputs, params = self._split_args(args, kwargs)
-        if autograd.STATE.recording or not torch.is_grad_enabled():
+        if STATE.recording:
+            result = self._dispatch(inputs, params)
+            note(self, params, inputs, result)  # for autograd.get_symbol
+        elif not torch.is_grad_enabled():
             result = self._dispatch(inputs, params)
         else:  # outside autograd.record(): nothing is recorded
-            torch._C._set_grad_enabled(False)
+            set_grad_enabled(False)
             try:
                 result = self._dispatch(inputs, params)
             finally:
-                torch._C._set_grad_enabled(True)
+                set_grad_enabled(True)
         if out is not None:
             return _write_out(result, out)
         return result
@@ -313,12 +330,18 @@ class Operator:
 
     def _dispatch(self, inputs, params):
         stypes = tuple(map(_STYPE_OF, inputs))
-        out = NotImplemented
         for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
             if r.when is None or r.when(params):
                 break
         else:
             r = self.find_rule(stypes, params) if self._many_rules else None
+        if STATE.recording and self.differentiable and _needs_graph(self, inputs, params, r):
+            return self._dispatch_graph(inputs, params, stypes, r)
+        return self._run(inputs, params, stypes, r)
+
+    def _run(self, inputs, params, stypes, r):
+        """Run rule row ``r`` (None: the storage fallback) and apply ``forward_stype``."""
+        out = NotImplemented
         if r is not None:
             out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
         if out is NotImplemented:
@@ -339,9 +362,60 @@ class Operator:
             out = cast_storage(out, forced)
         return out
 
+    def _dispatch_graph(self, inputs, params, stypes, r):
+        """Run the rule row (values and storage types, nothing recorded), then record the
+        dense definition on the inputs' dense graph tensors: the gradient with respect to a
+        sparse input is the full mathematical gradient, as MXNet's backward gives."""
+        set_grad_enabled(False)
+        try:
+            out = self._run(inputs, params, stypes, r)
+        finally:
+            set_grad_enabled(True)
+        graph_inputs = []
+        for a in inputs:
+            if a.stype == DEFAULT:
+                graph_inputs.append(a._t)
+            else:
+                t = a._graph_tensor()
+                graph_inputs.append(t if t is not None else a._dense_tensor())
+        res = self.fn(*graph_inputs, **params)
+        if not isinstance(out, list):
+            return _with_graph(out, res)
+        return [_with_graph(o, t) for o, t in zip(out, res)]
+
     def dense(self, *tensors, **params):
         """Run the dense definition on torch tensors (no dispatch, no wrapping)."""
         return self.fn(*tensors, **self.bind_params(params))
+
+
+def _needs_graph(op, inputs, params, r):
+    """Whether a recorded call with rule row ``r`` must go through
+    :meth:`Operator._dispatch_graph`: a sparse input is in a graph (a variable, or
+    computed from one), or a sparse result would be computed from a dense input that
+    requires a gradient."""
+    dense_var = False
+    for a in inputs:
+        if a._t is None:  # sparse
+            if a._gt is not None or a._full_grad:
+                return True
+        elif a._t.requires_grad:
+            dense_var = True
+    if not dense_var:
+        return False
+    out = op._forced_stype(params) if op._has_forward_stype else None
+    return (out or (r.out if r is not None else DEFAULT)) != DEFAULT
+
+
+def _with_graph(out, t):
+    """``out`` (the dispatched result) carrying dense graph tensor ``t``."""
+    if not isinstance(t, torch.Tensor) or not t.requires_grad:
+        return out
+    if out.stype == DEFAULT:
+        return wrap(t)
+    if tuple(t.shape) != tuple(out.shape):
+        t = t.reshape(out.shape)
+    out._set_graph(t)
+    return out
 
 
 def _signature(fn):

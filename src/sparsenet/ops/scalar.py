@@ -25,6 +25,7 @@ __all__ = ["plus_scalar", "minus_scalar", "rminus_scalar", "mul_scalar", "div_sc
            "rdiv_scalar", "mod_scalar", "rmod_scalar", "power_scalar", "rpower_scalar",
            "maximum_scalar", "minimum_scalar", "equal_scalar", "not_equal_scalar",
            "greater_scalar", "greater_equal_scalar", "lesser_scalar", "lesser_equal_scalar",
+           "hypot_scalar", "logical_and_scalar", "logical_or_scalar", "logical_xor_scalar",
            "SCALAR_OPS"]
 
 
@@ -239,6 +240,50 @@ def lesser_equal_scalar(data, *, scalar=0.0):
     return _cmp(data, data <= scalar)
 
 
+@defop(name="_hypot_scalar")
+def hypot_scalar(data, *, scalar=0.0):
+    """``sqrt(data**2 + scalar**2)``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.hypot(mx.nd.array([3.0, 0.0]), 4).asnumpy()
+    array([5., 4.], dtype=float32)
+    """
+    return _keep(data, torch.hypot(data, torch.full_like(data, scalar)))
+
+
+@defop(name="_logical_and_scalar")
+def logical_and_scalar(data, *, scalar=0.0):
+    """``1`` where both ``data`` and ``scalar`` are non-zero, else ``0``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.logical_and(mx.nd.array([0.0, 2.0]), 3).asnumpy()
+    array([0., 1.], dtype=float32)
+    """
+    return _cmp(data, (data != 0) & bool(scalar))
+
+
+@defop(name="_logical_or_scalar")
+def logical_or_scalar(data, *, scalar=0.0):
+    """``1`` where ``data`` or ``scalar`` is non-zero, else ``0``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.logical_or(mx.nd.array([0.0, 2.0]), 0).asnumpy()
+    array([0., 1.], dtype=float32)
+    """
+    return _cmp(data, (data != 0) | bool(scalar))
+
+
+@defop(name="_logical_xor_scalar")
+def logical_xor_scalar(data, *, scalar=0.0):
+    """``1`` where exactly one of ``data`` and ``scalar`` is non-zero, else ``0``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.logical_xor(mx.nd.array([0.0, 2.0]), 3).asnumpy()
+    array([1., 0.], dtype=float32)
+    """
+    return _cmp(data, (data != 0) ^ bool(scalar))
+
+
 SCALAR_OPS = {
     "plus_scalar": plus_scalar, "minus_scalar": minus_scalar, "rminus_scalar": rminus_scalar,
     "mul_scalar": mul_scalar, "div_scalar": div_scalar, "rdiv_scalar": rdiv_scalar,
@@ -247,7 +292,9 @@ SCALAR_OPS = {
     "minimum_scalar": minimum_scalar, "equal_scalar": equal_scalar,
     "not_equal_scalar": not_equal_scalar, "greater_scalar": greater_scalar,
     "greater_equal_scalar": greater_equal_scalar, "lesser_scalar": lesser_scalar,
-    "lesser_equal_scalar": lesser_equal_scalar,
+    "lesser_equal_scalar": lesser_equal_scalar, "hypot_scalar": hypot_scalar,
+    "logical_and_scalar": logical_and_scalar, "logical_or_scalar": logical_or_scalar,
+    "logical_xor_scalar": logical_xor_scalar,
 }
 
 

@@ -8,11 +8,12 @@ These have no sparse kernels (a sparse input falls back to dense), as in MXNet.
 """
 import torch
 
+from ..base import InvalidArgumentError
 from .registry import defop
 
 __all__ = ["reshape", "Reshape", "transpose", "expand_dims", "squeeze", "swapaxes",
-           "SwapAxis", "broadcast_to", "broadcast_axis", "broadcast_axes", "tile", "repeat",
-           "flatten", "Flatten", "flip", "reverse", "infer_reshape"]
+           "SwapAxis", "broadcast_to", "broadcast_like", "broadcast_axis", "broadcast_axes",
+           "tile", "repeat", "flatten", "Flatten", "flip", "reverse", "infer_reshape"]
 
 
 def infer_reshape(src, target, reverse=False):
@@ -114,29 +115,35 @@ def transpose(data, *, axes=None):
 
 @defop
 def expand_dims(data, *, axis=0):
-    """Insert a dimension of size 1 at ``axis``.
+    """Insert a dimension of size 1 at ``axis`` (a new array, as MXNet's operator).
 
     >>> import sparsenet as mx
     >>> mx.nd.expand_dims(mx.nd.zeros((2, 3)), axis=1).shape
     (2, 1, 3)
     """
-    return data.unsqueeze(axis)
+    return data.unsqueeze(axis).clone()
 
 
 @defop
 def squeeze(data, *, axis=None):
-    """Remove dimensions of size 1 (all, or those in ``axis``).
+    """Remove dimensions of size 1 (all, or those in ``axis``); a new array, as MXNet's operator.
 
     >>> import sparsenet as mx
     >>> mx.nd.squeeze(mx.nd.zeros((2, 1, 3))).shape
     (2, 3)
     """
+    return squeezed_view(data, axis).clone()
+
+
+def squeezed_view(data, axis=None):
+    """``data`` (a tensor) without its size-1 dimensions (all, or ``axis``), as a view."""
     if axis is None:
         return data.squeeze()
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     for a in axes:
         if data.shape[a] != 1:
-            raise ValueError(f"squeeze: axis {a} has size {data.shape[a]}, not 1")
+            raise InvalidArgumentError(f"squeeze: axis {a} has size {data.shape[a]}, not 1 "
+                                       f"(shape {tuple(data.shape)})")
     return data.squeeze(axes)
 
 
@@ -158,12 +165,76 @@ SwapAxis = swapaxes
 def broadcast_to(data, *, shape=()):
     """Broadcast to ``shape`` (0 keeps the input's dimension).
 
+    ``shape`` has the input's number of dimensions; each input dimension is 1 or
+    equal to the target's.
+
     >>> import sparsenet as mx
     >>> mx.nd.broadcast_to(mx.nd.ones((1, 3)), shape=(2, 3)).shape
     (2, 3)
+    >>> mx.nd.broadcast_to(mx.nd.ones((1, 3)), shape=(2, 0)).shape
+    (2, 3)
     """
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if len(shape) != data.dim():
+        raise InvalidArgumentError(f"broadcast_to: shape {shape} must have the input's "
+                                   f"{data.dim()} dimensions (input shape {tuple(data.shape)})")
     shape = tuple(s if s != 0 else data.shape[i] for i, s in enumerate(shape))
+    for i, (n, m) in enumerate(zip(data.shape, shape)):
+        if n != m and n != 1:
+            raise InvalidArgumentError(
+                f"broadcast_to: dimension {i} has size {n}, which cannot be broadcast to {m} "
+                f"(input shape {tuple(data.shape)}, shape {shape})")
     return data.expand(shape).contiguous()
+
+
+def _axes(axes, ndim, name):
+    axes = (axes,) if isinstance(axes, int) else tuple(axes)
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise InvalidArgumentError(f"broadcast_like: {name} has axis {a}, out of range for "
+                                       f"{ndim} dimensions")
+    return tuple(a % ndim for a in axes)
+
+
+@defop
+def broadcast_like(lhs, rhs, *, lhs_axes=None, rhs_axes=None):
+    """Broadcast ``lhs`` to the shape of ``rhs`` (or only ``lhs_axes`` to ``rhs_axes``).
+
+    Without axes, ``lhs`` and ``rhs`` need the same number of dimensions and
+    every dimension of ``lhs`` must be 1 or equal to ``rhs``'s. With axes,
+    dimension ``lhs_axes[i]`` of ``lhs`` becomes dimension ``rhs_axes[i]`` of
+    ``rhs``. Only the shape of ``rhs`` is used (it gets no gradient).
+
+    >>> import sparsenet as mx
+    >>> mx.nd.broadcast_like(mx.nd.ones((1, 3)), mx.nd.zeros((2, 3))).shape
+    (2, 3)
+    >>> mx.nd.broadcast_like(mx.nd.ones((1, 1)), mx.nd.zeros((5, 2)),
+    ...                      lhs_axes=(0, 1), rhs_axes=(1, 0)).shape
+    (2, 5)
+    """
+    if (lhs_axes is None) != (rhs_axes is None):
+        raise InvalidArgumentError(f"broadcast_like: give both lhs_axes and rhs_axes or neither, "
+                                   f"got lhs_axes={lhs_axes!r}, rhs_axes={rhs_axes!r}")
+    if lhs_axes is None:
+        if lhs.dim() != rhs.dim():
+            raise InvalidArgumentError(
+                f"broadcast_like: lhs of shape {tuple(lhs.shape)} cannot be broadcast to "
+                f"rhs's shape {tuple(rhs.shape)} (different numbers of dimensions)")
+        target = list(rhs.shape)
+    else:
+        la, ra = _axes(lhs_axes, lhs.dim(), "lhs_axes"), _axes(rhs_axes, rhs.dim(), "rhs_axes")
+        if len(la) != len(ra):
+            raise InvalidArgumentError(f"broadcast_like: lhs_axes {tuple(la)} and rhs_axes "
+                                       f"{tuple(ra)} must have one length")
+        target = list(lhs.shape)
+        for a, b in zip(la, ra):
+            target[a] = rhs.shape[b]
+    for i, (n, m) in enumerate(zip(lhs.shape, target)):
+        if n != m and n != 1:
+            raise InvalidArgumentError(
+                f"broadcast_like: dimension {i} of lhs has size {n}, which cannot be broadcast "
+                f"to {m} (lhs shape {tuple(lhs.shape)}, target {tuple(target)})")
+    return lhs.expand(target).contiguous()
 
 
 @defop
@@ -213,12 +284,17 @@ def repeat(data, *, repeats=1, axis=None):
 
 @defop(name="Flatten")
 def flatten(data):
-    """Collapse all dimensions but the first: ``(d0, d1 * d2 * ...)``.
+    """Collapse all dimensions but the first: ``(d0, d1 * d2 * ...)`` (a new array).
 
     >>> import sparsenet as mx
     >>> mx.nd.flatten(mx.nd.zeros((2, 3, 4))).shape
     (2, 12)
     """
+    return flattened_view(data).clone()
+
+
+def flattened_view(data):
+    """``data`` (a tensor) as ``(d0, d1 * d2 * ...)``, a view when the layout allows."""
     return data.reshape(data.shape[0], -1) if data.dim() else data.reshape(1, 1)
 
 

@@ -18,6 +18,7 @@ import math
 import torch
 
 from ..base import torch_dtype
+from . import special
 from .kernels import values_map
 from .registry import CSR, ROW_SPARSE, defop, rule
 
@@ -27,7 +28,7 @@ __all__ = [
     "degrees", "radians", "relu", "negative", "erf", "erfinv", "stop_gradient", "BlockGrad",
     "copy", "identity", "cast", "Cast", "clip",
     "exp", "log", "log10", "log2", "sigmoid", "cos", "cosh", "arccos", "arccosh", "rsqrt",
-    "rcbrt", "reciprocal", "gamma", "gammaln", "softsign", "softmax", "log_softmax",
+    "rcbrt", "reciprocal", "gamma", "gammaln", "softsign",
     "logical_not", "isnan", "isinf", "isfinite", "zeros_like", "ones_like",
 ]
 
@@ -72,13 +73,19 @@ def round(data):  # noqa: A001
 
 @defop
 def rint(data):
-    """Round half to even, elementwise.
+    """Round to the nearest integer, halves downwards, elementwise (MXNet's ``rint``).
+
+    ``n.5`` gives ``n`` and ``-n.5`` gives ``-n-1`` (``round`` gives ``n+1``
+    and ``-n-1``), as MXNet documents and computes.
 
     >>> import sparsenet as mx
-    >>> mx.nd.rint(mx.nd.array([0.5, 1.5, 2.4])).asnumpy()
-    array([0., 2., 2.], dtype=float32)
+    >>> mx.nd.rint(mx.nd.array([0.5, 1.5, 2.4, -0.5])).asnumpy()
+    array([ 0.,  1.,  2., -1.], dtype=float32)
     """
-    return torch.round(data)
+    if not data.dtype.is_floating_point:
+        return data.clone()
+    low = torch.floor(data)
+    return torch.where(data - low <= 0.5, low, torch.ceil(data))
 
 
 @defop
@@ -155,7 +162,7 @@ def cbrt(data):
     >>> mx.nd.cbrt(mx.nd.array([8.0, -27.0])).asnumpy()
     array([ 2., -3.], dtype=float32)
     """
-    return torch.sign(data) * torch.abs(data).pow(1.0 / 3.0)
+    return special.cbrt(data)
 
 
 @defop
@@ -511,7 +518,7 @@ def rcbrt(data):
     >>> mx.nd.rcbrt(mx.nd.array([8.0])).asnumpy()
     array([0.5], dtype=float32)
     """
-    return 1.0 / (torch.sign(data) * torch.abs(data).pow(1.0 / 3.0))
+    return special.rcbrt(data)
 
 
 @defop
@@ -533,19 +540,18 @@ def gamma(data):
     >>> mx.nd.gamma(mx.nd.array([5.0])).asnumpy()
     array([24.], dtype=float32)
     """
-    return torch.exp(torch.lgamma(data)) * torch.where(
-        (data < 0) & (torch.floor(data).remainder(2) == 0), -1.0, 1.0).to(data.dtype)
+    return special.gamma(data)
 
 
 @defop
 def gammaln(data):
-    """Log of the absolute gamma function, elementwise.
+    """Log of the absolute gamma function, elementwise (gradient ``+inf`` at 0, -1, ...).
 
     >>> import sparsenet as mx
     >>> mx.nd.gammaln(mx.nd.array([1.0])).asnumpy()
     array([0.], dtype=float32)
     """
-    return torch.lgamma(data)
+    return special.gammaln(data)
 
 
 @defop
@@ -557,32 +563,6 @@ def softsign(data):
     array([0.5], dtype=float32)
     """
     return data / (1 + torch.abs(data))
-
-
-@defop
-def softmax(data, *, axis=-1, temperature=None, dtype=None):
-    """Softmax along ``axis``.
-
-    >>> import sparsenet as mx
-    >>> mx.nd.softmax(mx.nd.array([[0.0, 0.0]])).asnumpy()
-    array([[0.5, 0.5]], dtype=float32)
-    """
-    x = data / temperature if temperature else data
-    out = torch.softmax(x, dim=axis)
-    return out.to(torch_dtype(dtype)) if dtype else out
-
-
-@defop
-def log_softmax(data, *, axis=-1, temperature=None, dtype=None):
-    """Log of the softmax along ``axis``.
-
-    >>> import sparsenet as mx
-    >>> mx.nd.log_softmax(mx.nd.array([[0.0, 0.0]])).asnumpy()
-    array([[-0.6931472, -0.6931472]], dtype=float32)
-    """
-    x = data / temperature if temperature else data
-    out = torch.log_softmax(x, dim=axis)
-    return out.to(torch_dtype(dtype)) if dtype else out
 
 
 @defop

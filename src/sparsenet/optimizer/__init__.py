@@ -2,30 +2,37 @@
 
 Every optimizer takes ``lazy_update`` in ``{True, False, 'exact'}`` (see
 :mod:`sparsenet.optimizer.optimizer`), works on dense and row_sparse weights,
-and calls a fused update operator whose storage-type rows pick the kernel.
+and calls a fused update operator whose storage-type rows pick the kernel. The
+default is MXNet 1.9.1's behaviour: lazy where MXNet updates lazily, standard
+(every row, as MXNet's densified gradient gives) where MXNet densifies.
 
-==============  ============================  ==========================================
-optimizer       lazy rule (row_sparse grad)   ``lazy_update='exact'``
-==============  ============================  ==========================================
-SGD             MXNet's                       closed form
-NAG             row-restricted                closed form
-Signum          row-restricted                closed form if ``wd == 0`` or no momentum
-SGLD            row-restricted (noise too)    none (fresh noise per step): standard
-DCASGD          row-restricted                closed form
-LARS            MXNet's (full-weight norms)   none (needs every row's norm): standard
-Adam            MXNet's (= torch SparseAdam)  closed form if ``wd == 0``
-AdamW           row-restricted                closed form
-Adamax          row-restricted                closed form if ``wd == 0``
-Nadam           row-restricted                closed form if ``wd == 0``
-AdaGrad         MXNet's (+ ``wd``)            closed form
-GroupAdaGrad    MXNet's                       closed form (a skipped step is a no-op)
-AdaDelta        row-restricted                closed form
-RMSProp         row-restricted                closed form if ``wd == 0`` (centered: and
-                                              no ``clip_weights``)
-Ftrl            MXNet's (rsp weight)          closed form
-FTML            row-restricted                closed form if ``wd == 0``
-LAMB            row-restricted norms          none (trust ratio needs every row): standard
-==============  ============================  ==========================================
+==============  =======  ============================  ==================================
+optimizer       default  lazy rule (``True``)           ``lazy_update='exact'``
+==============  =======  ============================  ==================================
+SGD             True     MXNet's                       closed form
+NAG             False    row-restricted                closed form
+Signum          False    row-restricted                closed form if ``wd == 0`` or no
+                                                       momentum
+SGLD            False    row-restricted (noise too)    none (fresh noise per step):
+                                                       standard
+DCASGD          False    row-restricted                closed form
+LARS            True     MXNet's (full-weight norms)   none (needs every row's norm):
+                                                       standard
+Adam            True     MXNet's (= torch SparseAdam)  closed form if ``wd == 0``
+AdamW           False    row-restricted                closed form
+Adamax          False    row-restricted                closed form if ``wd == 0``
+Nadam           False    row-restricted                closed form if ``wd == 0``
+AdaGrad         True     MXNet's (+ ``wd``)            closed form
+GroupAdaGrad    True     MXNet's                       closed form (a skipped step is a
+                                                       no-op)
+AdaDelta        False    row-restricted                closed form
+RMSProp         False    row-restricted                closed form if ``wd == 0`` (centered:
+                                                       and no ``clip_weights``)
+Ftrl            True     MXNet's (rsp weight)          closed form
+FTML            False    row-restricted                closed form if ``wd == 0``
+LAMB            False    row-restricted norms          none (trust ratio needs every row):
+                                                       standard
+==============  =======  ============================  ==================================
 
 "standard": runs as ``lazy_update=False``.
 

@@ -1,6 +1,6 @@
 """AdaDelta (``mx.optimizer.AdaDelta``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import adadelta_update
+from ..ops.update_rules import adadelta_update
 from .optimizer import Optimizer, register
 
 __all__ = ["AdaDelta"]
@@ -17,8 +17,9 @@ class AdaDelta(Optimizer):
         weight -= delta + wd * weight
 
     Unlike MXNet, the caller's gradient is not rescaled in place. Row_sparse
-    gradients: ``lazy_update=True`` updates the gradient's rows only
-    (row-restricted rule; MXNet densifies); ``False`` is the standard rule;
+    gradients: ``lazy_update=False`` (default; MXNet's result, MXNet densifies the
+    gradient) is the standard rule; ``True`` updates the gradient's rows only
+    (row-restricted rule);
     ``'exact'`` applies skipped steps in closed form (``acc_g`` and
     ``acc_delta`` decay by ``rho``, the weight by ``1 - wd``, per skipped step).
 
@@ -26,6 +27,8 @@ class AdaDelta(Optimizer):
     ----------
     rho : float, default 0.9
     epsilon : float, default 1e-5
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -37,8 +40,8 @@ class AdaDelta(Optimizer):
     array([0.1835, 1.    ], dtype=float32)
     """
 
-    def __init__(self, rho=0.90, epsilon=1e-5, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, rho=0.90, epsilon=1e-5, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, **kwargs)
         self.rho = rho
         self.epsilon = epsilon
 
@@ -52,9 +55,9 @@ class AdaDelta(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         acc_g, acc_delta = state
-        adadelta_update(weight, grad, acc_g, acc_delta, out=weight, rho=self.rho,
-                        epsilon=self.epsilon, wd=step["wd"], rescale_grad=self.rescale_grad,
-                        clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
+        adadelta_update.update(weight, grad, acc_g, acc_delta, rho=self.rho,
+                               epsilon=self.epsilon, wd=step["wd"], rescale_grad=self.rescale_grad,
+                               clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
 
     def _skip_map(self, step):
         return [[1.0 - step["wd"], 0.0, 0.0], [0.0, self.rho, 0.0], [0.0, 0.0, self.rho]]

@@ -1,6 +1,6 @@
 """AdaGrad (``mx.optimizer.AdaGrad``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import adagrad_update
+from ..ops.update_rules import adagrad_update
 from .optimizer import Optimizer, register
 
 __all__ = ["AdaGrad"]
@@ -48,11 +48,8 @@ class AdaGrad(Optimizer):
         self._apply(weight, grad, state, {"lr": lr, "wd": wd})
 
     def _fused(self, weight, grad, state, step, lazy):
-        if self._native_lazy("adagrad", weight, grad, (state,), step, lazy,
-                             epsilon=self.float_stable_eps):
-            return
-        adagrad_update(weight, grad, state, out=weight, epsilon=self.float_stable_eps,
-                       **self._grad_kwargs(step, lazy))
+        adagrad_update.update(weight, grad, state, epsilon=self.float_stable_eps,
+                              **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         return [[1.0 - step["lr"] * step["wd"]]]

@@ -1,7 +1,7 @@
 """Adam (``mx.optimizer.Adam``)."""
 import math
 
-from ..ops.optimizer_ops_adaptive import adam_update
+from ..ops.update_rules import adam_update
 from . import moments
 from .optimizer import Optimizer, register
 
@@ -69,11 +69,8 @@ class Adam(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         mean, var = state
-        if self._native_lazy("adam", weight, grad, state, step, lazy, a=self.beta1,
-                             b=self.beta2, epsilon=self.epsilon):
-            return
-        adam_update(weight, grad, mean, var, out=weight, beta1=self.beta1, beta2=self.beta2,
-                    epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
+        adam_update.update(weight, grad, mean, var, beta1=self.beta1, beta2=self.beta2,
+                           epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         if step["wd"]:

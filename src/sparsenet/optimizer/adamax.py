@@ -1,6 +1,6 @@
 """AdaMax (``mx.optimizer.Adamax``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import adamax_update
+from ..ops.update_rules import adamax_update
 from .optimizer import Optimizer, register
 
 __all__ = ["Adamax"]
@@ -14,19 +14,21 @@ class Adamax(Optimizer):
         m = beta1 * m + (1 - beta1) * g;   u = max(beta2 * u, |g|)
         weight -= lr / (1 - beta1**t) * m / u
 
-    Where ``u == 0`` (an element that never had a gradient) the step is 0;
-    MXNet divides 0 by 0 there and writes NaN into every untouched row of a
-    densified row_sparse gradient. Row_sparse gradients: ``lazy_update=True``
-    updates the gradient's rows only (row-restricted rule; MXNet densifies);
-    ``False`` is the standard rule; ``'exact'`` has a closed form with ``wd == 0``
-    (``m/u`` decays by ``beta1/beta2`` per skipped step and the weight moves by
-    ``-lr_t`` times it) and runs as ``lazy_update=False`` otherwise.
+    Where ``u == 0`` (an element that never had a gradient) the step is 0; MXNet divides 0
+    by 0 there and writes NaN into every untouched row of a densified row_sparse gradient.
+    Row_sparse gradients: ``lazy_update=False`` (default; MXNet's result, MXNet densifies
+    the gradient) is the standard rule; ``True`` updates the gradient's rows only
+    (row-restricted rule); ``'exact'`` has a closed form with ``wd == 0`` (``m/u`` decays
+    by ``beta1/beta2`` per skipped step and the weight moves by ``-lr_t`` times it) and
+    runs as ``lazy_update=False`` otherwise.
 
     Parameters
     ----------
     learning_rate : float, default 0.002
     beta1 : float, default 0.9
     beta2 : float, default 0.999
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -38,8 +40,8 @@ class Adamax(Optimizer):
     array([1. , 0.9], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
 
@@ -53,8 +55,8 @@ class Adamax(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         mean, u = state
-        adamax_update(weight, grad, mean, u, out=weight, beta1=self.beta1, beta2=self.beta2,
-                      **self._grad_kwargs(step, lazy))
+        adamax_update.update(weight, grad, mean, u, beta1=self.beta1, beta2=self.beta2,
+                             **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         if step["wd"]:

@@ -1,7 +1,7 @@
 """AdamW: Adam with decoupled weight decay (``mx.optimizer.AdamW``)."""
 import math
 
-from ..ops.optimizer_ops_adaptive import adamw_update
+from ..ops.update_rules import adamw_update
 from . import moments
 from .optimizer import Optimizer, register
 
@@ -20,8 +20,9 @@ class AdamW(Optimizer):
     ``correct_bias`` (else ``lr``). MXNet 1.9.1 has the fused operator
     (``contrib.adamw_update``) but no optimizer class; this one follows MXNet 2's
     defaults (``epsilon=1e-6``) and scales the decay by the learning rate as torch
-    does. Row_sparse gradients: ``lazy_update=True`` updates the gradient's rows
-    only (decay included); ``False`` is the standard rule; ``'exact'`` applies
+    does. Row_sparse gradients: ``lazy_update=False`` (default; MXNet's
+    ``contrib.adamw_update`` densifies the gradient) is the standard rule, every row
+    decays; ``True`` updates the gradient's rows only (decay included); ``'exact'`` applies
     skipped steps in closed form for any ``wd`` (decay ``(1 - lr*wd)`` per skipped
     step plus the momentum drift, see :mod:`sparsenet.optimizer.moments`).
 
@@ -32,6 +33,8 @@ class AdamW(Optimizer):
     beta2 : float, default 0.999
     epsilon : float, default 1e-6
     correct_bias : bool, default True
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -39,13 +42,13 @@ class AdamW(Optimizer):
     >>> opt = mx.optimizer.AdamW(learning_rate=0.1, wd=0.5)
     >>> w = mx.nd.ones((2, 1)); st = opt.create_state(0, w)
     >>> opt.update(0, w, mx.nd.sparse.row_sparse_array(([[1.0]], [0]), shape=(2, 1)), st)
-    >>> w.asnumpy().ravel().round(4)
-    array([0.85, 1.  ], dtype=float32)
+    >>> w.asnumpy().ravel().round(4)  # row 1 has no gradient: it only decays
+    array([0.85, 0.95], dtype=float32)
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
-                 correct_bias=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 correct_bias=True, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
@@ -64,8 +67,8 @@ class AdamW(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         mean, var = state
-        adamw_update(weight, grad, mean, var, out=weight, eta=1.0, beta1=self.beta1,
-                     beta2=self.beta2, epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
+        adamw_update.update(weight, grad, mean, var, eta=1.0, beta1=self.beta1,
+                            beta2=self.beta2, epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         return moments.skip_map(self.beta1, self.beta2, step["L"], step["c"], 1.0)

@@ -1,6 +1,6 @@
 """Delay-compensated asynchronous SGD (``mx.optimizer.DCASGD``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops import dcasgd_mom_update, dcasgd_update
+from ..ops.update_rules import dcasgd_mom_update, dcasgd_update
 from .optimizer import Optimizer, register
 
 __all__ = ["DCASGD"]
@@ -14,15 +14,17 @@ class DCASGD(Optimizer):
         mom = momentum * mom + d          # d itself when momentum == 0
         previous_weight = weight;  weight += mom
 
-    Row_sparse gradients (MXNet raises ValueError): ``lazy_update=True`` updates
-    the gradient's rows only (row-restricted rule); ``False`` is the standard
-    rule; ``'exact'`` applies skipped steps in closed form (a zero-gradient step
-    is linear in ``(weight, mom, previous_weight)``).
+    Row_sparse gradients (MXNet raises ValueError): ``lazy_update=False`` (default, as the
+    optimizers MXNet densifies) is the standard rule; ``True`` updates the gradient's rows
+    only (row-restricted rule); ``'exact'`` applies skipped steps in closed form (a
+    zero-gradient step is linear in ``(weight, mom, previous_weight)``).
 
     Parameters
     ----------
     momentum : float, default 0.0
     lamda : float, default 0.04
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -34,8 +36,8 @@ class DCASGD(Optimizer):
     array([0.9, 1. ], dtype=float32)
     """
 
-    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, momentum=0.0, lamda=0.04, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, **kwargs)
         self.momentum = momentum
         self.lamda = lamda
 
@@ -53,10 +55,10 @@ class DCASGD(Optimizer):
         mom, previous = state
         kwargs = self._grad_kwargs(step, lazy)
         if mom is None:
-            dcasgd_update(weight, grad, previous, out=weight, lamda=self.lamda, **kwargs)
+            dcasgd_update.update(weight, grad, previous, lamda=self.lamda, **kwargs)
         else:
-            dcasgd_mom_update(weight, grad, mom, previous, out=weight, momentum=self.momentum,
-                              lamda=self.lamda, **kwargs)
+            dcasgd_mom_update.update(weight, grad, mom, previous, momentum=self.momentum,
+                                     lamda=self.lamda, **kwargs)
 
     def _skip_map(self, step):
         c = step["lr"] * step["wd"]

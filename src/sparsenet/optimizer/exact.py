@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 import torch
 
-from ..ops.optimizer_ops import full_rows, row_chunks
+from ..ops.update_rules.core import full_rows, row_chunks
 
 __all__ = ["RowClock", "Window", "apply_linear", "ClockTable"]
 

@@ -1,6 +1,6 @@
 """FTML: Follow the Moving Leader (``mx.optimizer.FTML``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import ftml_d, ftml_update
+from ..ops.update_rules import ftml_d, ftml_update
 from .optimizer import Optimizer, register
 
 __all__ = ["FTML"]
@@ -16,8 +16,9 @@ class FTML(Optimizer):
         z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * weight;   d = d_t
         weight = -z / d_t
 
-    Row_sparse gradients: ``lazy_update=True`` updates the gradient's rows only
-    (row-restricted rule; MXNet densifies); ``False`` is the standard rule;
+    Row_sparse gradients: ``lazy_update=False`` (default; MXNet's result, MXNet
+    densifies the gradient) is the standard rule; ``True`` updates the gradient's
+    rows only (row-restricted rule);
     ``'exact'``: with ``wd == 0`` a skipped step leaves the weight unchanged,
     decays ``v`` by ``beta2`` and sets ``d = d_t``, ``z = -d_t * weight``, applied
     in closed form; with ``wd != 0`` it runs as ``lazy_update=False``.
@@ -27,6 +28,8 @@ class FTML(Optimizer):
     beta1 : float, default 0.6
     beta2 : float, default 0.999
     epsilon : float, default 1e-8
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -40,8 +43,8 @@ class FTML(Optimizer):
 
     _exact_nonlinear = True
 
-    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
@@ -56,10 +59,10 @@ class FTML(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         d, v, z = state
-        ftml_update(weight, grad, d, v, z, out=weight, lr=step["lr"], beta1=self.beta1,
-                    beta2=self.beta2, epsilon=self.epsilon, t=step["t"], wd=step["wd"],
-                    rescale_grad=self.rescale_grad, clip_grad=self.clip_gradient or -1.0,
-                    lazy_update=bool(lazy))
+        ftml_update.update(weight, grad, d, v, z, lr=step["lr"], beta1=self.beta1,
+                           beta2=self.beta2, epsilon=self.epsilon, t=step["t"], wd=step["wd"],
+                           rescale_grad=self.rescale_grad, clip_grad=self.clip_gradient or -1.0,
+                           lazy_update=bool(lazy))
 
     def _skip_map(self, step):
         if step["wd"]:

@@ -1,6 +1,6 @@
 """FTRL-proximal (``mx.optimizer.Ftrl``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import ftrl_update, ftrl_weight
+from ..ops.update_rules import ftrl_update, ftrl_weight
 from .optimizer import Optimizer, register
 
 __all__ = ["Ftrl"]
@@ -57,8 +57,8 @@ class Ftrl(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         z, n = state
-        ftrl_update(weight, grad, z, n, out=weight, lamda1=self.lamda1, beta=self.beta,
-                    **self._grad_kwargs(step, lazy))
+        ftrl_update.update(weight, grad, z, n, lamda1=self.lamda1, beta=self.beta,
+                           **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         return [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]

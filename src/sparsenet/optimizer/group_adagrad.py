@@ -1,6 +1,6 @@
 """AdaGrad with one learning rate per row (``mx.optimizer.GroupAdaGrad``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import group_adagrad_update
+from ..ops.update_rules import group_adagrad_update
 from .optimizer import Optimizer, register
 
 __all__ = ["GroupAdaGrad"]
@@ -52,9 +52,11 @@ class GroupAdaGrad(Optimizer):
         self._apply(weight, grad, state, {"lr": lr, "wd": 0.0})
 
     def _fused(self, weight, grad, state, step, lazy):
-        group_adagrad_update(weight, grad, state, out=weight, lr=step["lr"],
-                             epsilon=self.float_stable_eps, rescale_grad=self.rescale_grad,
-                             clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
+        group_adagrad_update.update(weight, grad, state, lr=step["lr"],
+                                    epsilon=self.float_stable_eps,
+                                    rescale_grad=self.rescale_grad,
+                                    clip_gradient=self.clip_gradient or -1.0,
+                                    lazy_update=bool(lazy))
 
     def _skip_map(self, step):
         return [[1.0]]

@@ -4,8 +4,8 @@ import torch
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
-from ..ops.optimizer_ops import full_rows
-from ..ops.optimizer_ops_adaptive import lamb_update_phase1, lamb_update_phase2
+from ..ops.update_rules import lamb_update_phase1, lamb_update_phase2
+from ..ops.update_rules.core import full_rows
 from .optimizer import Optimizer, register
 
 __all__ = ["LAMB"]
@@ -24,11 +24,11 @@ class LAMB(Optimizer):
         u = m_hat / (sqrt(v_hat) + epsilon) + wd * weight   (bias-corrected when asked)
         weight -= lr * (|weight| / |u|) * u                 (ratio 1 if a norm is 0)
 
-    with ``|weight|`` bounded by ``lower_bound`` / ``upper_bound`` when given.
-    Row_sparse gradients: ``lazy_update=True`` updates the gradient's rows only
-    and takes both norms over those rows (row-restricted rule; MXNet densifies);
-    ``False`` is the standard rule; ``'exact'`` has no closed form (the trust ratio
-    needs every row's current value) and runs as ``lazy_update=False``.
+    with ``|weight|`` bounded by ``lower_bound`` / ``upper_bound`` when given. Row_sparse
+    gradients: ``lazy_update=False`` (default; MXNet's result, MXNet densifies the
+    gradient) is the standard rule; ``True`` updates the gradient's rows only and takes
+    both norms over those rows (row-restricted rule); ``'exact'`` has no closed form (the
+    trust ratio needs every row's current value) and runs as ``lazy_update=False``.
 
     Parameters
     ----------
@@ -38,6 +38,8 @@ class LAMB(Optimizer):
     epsilon : float, default 1e-6
     lower_bound, upper_bound : float, optional
     bias_correction : bool, default True
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -50,8 +52,9 @@ class LAMB(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-6,
-                 lower_bound=None, upper_bound=None, bias_correction=True, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 lower_bound=None, upper_bound=None, bias_correction=True, lazy_update=False,
+                 **kwargs):
+        super().__init__(lazy_update=lazy_update, learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
@@ -69,16 +72,16 @@ class LAMB(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         mean, var = state
-        g = lamb_update_phase1(weight, grad, mean, var, beta1=self.beta1, beta2=self.beta2,
-                               epsilon=self.epsilon, t=step["t"],
-                               bias_correction=self.bias_correction, wd=step["wd"],
-                               rescale_grad=self.rescale_grad,
-                               clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
+        g = lamb_update_phase1.update(
+            weight, grad, mean, var, beta1=self.beta1, beta2=self.beta2, epsilon=self.epsilon,
+            t=step["t"], bias_correction=self.bias_correction, wd=step["wd"],
+            rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient or -1.0,
+            lazy_update=bool(lazy))
         w = full_rows(weight, "LAMB", "weight")
         if g.stype == ROW_SPARSE:
             r1, r2 = _norm(w.index_select(0, g._indices)), _norm(g._data)
         else:
             r1, r2 = _norm(w), _norm(g._t)
-        lamb_update_phase2(weight, g, r1, r2, out=weight, lr=step["lr"],
-                           lower_bound=self.lower_bound if self.lower_bound else -1.0,
-                           upper_bound=self.upper_bound if self.upper_bound else -1.0)
+        lamb_update_phase2.update(weight, g, r1, r2, lr=step["lr"],
+                                  lower_bound=self.lower_bound if self.lower_bound else -1.0,
+                                  upper_bound=self.upper_bound if self.upper_bound else -1.0)

@@ -2,7 +2,8 @@
 import torch
 
 from ..ndarray.stype import ROW_SPARSE
-from ..ops.optimizer_ops import full_rows, sgd_mom_update, sgd_update
+from ..ops.update_rules import sgd_mom_update, sgd_update
+from ..ops.update_rules.core import full_rows
 from .optimizer import Optimizer, register
 
 __all__ = ["LARS"]
@@ -107,6 +108,6 @@ class LARS(Optimizer):
         kwargs = dict(lr=step["lr"], wd=step["wd"], rescale_grad=self.rescale_grad,
                       clip_gradient=self.clip_gradient or -1.0, lazy_update=bool(lazy))
         if state is None:
-            sgd_update(weight, grad, out=weight, **kwargs)
+            sgd_update.update(weight, grad, **kwargs)
         else:
-            sgd_mom_update(weight, grad, state, out=weight, momentum=step["momentum"], **kwargs)
+            sgd_mom_update.update(weight, grad, state, momentum=step["momentum"], **kwargs)

@@ -2,7 +2,7 @@
 import math
 
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import nadam_momentum, nadam_update
+from ..ops.update_rules import nadam_momentum, nadam_update
 from . import moments
 from .optimizer import Optimizer, register
 
@@ -21,8 +21,9 @@ class Nadam(Optimizer):
 
     ``M_t`` is kept per parameter (MXNet multiplies one shared schedule at every
     parameter's update, so it advances once per parameter per step).
-    Row_sparse gradients: ``lazy_update=True`` updates the gradient's rows only
-    (row-restricted rule; MXNet densifies); ``False`` is the standard rule;
+    Row_sparse gradients: ``lazy_update=False`` (default; MXNet's result, MXNet
+    densifies the gradient) is the standard rule; ``True`` updates the gradient's
+    rows only (row-restricted rule);
     ``'exact'`` has a closed form with ``wd == 0`` (as :class:`Adam`, with the
     schedule's per-step factors) and runs as ``lazy_update=False`` otherwise.
 
@@ -33,6 +34,8 @@ class Nadam(Optimizer):
     beta2 : float, default 0.999
     epsilon : float, default 1e-8
     schedule_decay : float, default 0.004
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -45,8 +48,8 @@ class Nadam(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 schedule_decay=0.004, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 schedule_decay=0.004, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
@@ -79,9 +82,9 @@ class Nadam(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         mean, var = state
-        nadam_update(weight, grad, mean, var, out=weight, beta1=self.beta1, beta2=self.beta2,
-                     epsilon=self.epsilon, t=step["t"], schedule_decay=self.schedule_decay,
-                     m_schedule=step["m_schedule"], **self._grad_kwargs(step, lazy))
+        nadam_update.update(weight, grad, mean, var, beta1=self.beta1, beta2=self.beta2,
+                            epsilon=self.epsilon, t=step["t"], schedule_decay=self.schedule_decay,
+                            m_schedule=step["m_schedule"], **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         if step["wd"]:

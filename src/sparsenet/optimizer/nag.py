@@ -1,6 +1,6 @@
 """Nesterov accelerated gradient (``mx.optimizer.NAG``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops import nag_mom_update, sgd_update
+from ..ops.update_rules import nag_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
 __all__ = ["NAG"]
@@ -14,9 +14,9 @@ class NAG(Optimizer):
         mom = momentum * mom - lr * g
         weight = weight + momentum * mom - lr * g
 
-    ``momentum=0`` is plain SGD. Row_sparse gradients: ``lazy_update=True``
-    updates the gradient's rows only (natural row-restricted rule; MXNet
-    densifies the gradient); ``False`` is the standard rule on every row;
+    ``momentum=0`` is plain SGD. Row_sparse gradients: ``lazy_update=False``
+    (default; MXNet's result, MXNet densifies the gradient) is the standard rule
+    on every row; ``True`` updates the gradient's rows only (row-restricted rule);
     ``'exact'`` applies skipped steps in closed form (the 2x2 linear recurrence of
     ``(weight, mom)``: ``w <- (1 - lr*wd*(1+momentum)) w + momentum^2 mom``,
     ``mom <- momentum mom - lr*wd w`` per skipped step).
@@ -24,6 +24,8 @@ class NAG(Optimizer):
     Parameters
     ----------
     momentum : float, default 0.0
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
     **kwargs
         See :class:`Optimizer`.
 
@@ -37,8 +39,8 @@ class NAG(Optimizer):
     array([1.  , 0.81, 1.  ], dtype=float32)
     """
 
-    def __init__(self, momentum=0.0, **kwargs):
-        super().__init__(**kwargs)
+    def __init__(self, momentum=0.0, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, **kwargs)
         self.momentum = momentum
 
     def create_state(self, index, weight):
@@ -58,10 +60,10 @@ class NAG(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         if state is None:
-            sgd_update(weight, grad, out=weight, **self._grad_kwargs(step, lazy))
+            sgd_update.update(weight, grad, **self._grad_kwargs(step, lazy))
         else:
-            nag_mom_update(weight, grad, state, out=weight, momentum=self.momentum,
-                           **self._grad_kwargs(step, lazy))
+            nag_mom_update.update(weight, grad, state, momentum=self.momentum,
+                                  **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         c = step["lr"] * step["wd"]

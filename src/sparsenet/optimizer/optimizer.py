@@ -5,9 +5,11 @@ operator (``mx.nd.sgd_update``, ``mx.nd.adam_update``, ...), whose
 storage-type rows decide the kernel. A row_sparse gradient is applied in one of
 three modes chosen by ``lazy_update``:
 
-``True`` (default)
+``True``
     lazy: only the rows in ``grad.indices`` change; weight decay and state
-    decay apply to those rows only (MXNet's rule where MXNet has one);
+    decay apply to those rows only (MXNet's rule where MXNet has one); the
+    default of the optimizers MXNet updates lazily (SGD, Adam, LARS, AdaGrad,
+    GroupAdaGrad, Ftrl) and of this base class;
 ``False``
     standard: the dense semantics (every row decays), computed without
     densifying the gradient;
@@ -36,9 +38,8 @@ import torch
 
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
-from ..ndarray.stype import DEFAULT, ROW_SPARSE
-from ..ops.native_rows import lazy_step
-from ..ops.optimizer_ops import full_rows
+from ..ndarray.stype import ROW_SPARSE
+from ..ops.update_rules.core import full_rows
 from .exact import ClockTable, apply_linear
 
 __all__ = ["Optimizer", "register", "create", "Updater", "get_updater", "LAZY_MODES"]
@@ -82,7 +83,8 @@ class Optimizer:
     param_dict : dict of int to Parameter, optional
         Gluon parameters whose ``lr_mult`` / ``wd_mult`` take precedence.
     lazy_update : {True, False, 'exact'}, default True
-        How a row_sparse gradient is applied (see the module docstring).
+        How a row_sparse gradient is applied (see the module docstring); the
+        optimizers MXNet updates densely default to False.
 
     Examples
     --------
@@ -372,27 +374,22 @@ class Optimizer:
             self._touched = grad._indices
 
     def _fused(self, weight, grad, state, step, lazy):
-        """Call the fused update operator(s) of this optimizer."""
-        raise NotImplementedError
+        """Call the fused update operator(s) of this optimizer, through their
+        :meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update` entry (whose rule rows
+        pick the kernel)."""
+        raise NotImplementedError(f"{type(self).__name__} must override _fused()")
 
-    def _native_lazy(self, kernel, weight, grad, states, step, lazy, **params):
-        """Run the native lazy ``kernel`` (:mod:`~sparsenet.ops.native_rows`) straight from the
-        optimizer, without the update operator's dispatch; False where it does not apply (the
-        operator then runs, with its checks and its torch kernels).
+    def _zero_grad_is_identity(self, index):
+        """Whether an update of parameter ``index`` with an all-zero gradient leaves its weight
+        and its (absent) state unchanged; then a gradient known to be zero outside some
+        entries may be applied to those entries only (the Trainer's ``dense_sparsity``).
+        False unless an optimizer's rule says otherwise.
 
-        It covers exactly the update operator's rule row (dense weight, row_sparse gradient,
-        dense states, ``lazy_update=True``), whose kernel tries the same native call first:
-        this only saves the dispatch on the training hot path."""
-        if (lazy is not True or grad.stype != ROW_SPARSE or weight.stype != DEFAULT
-                or grad._shape != weight._t.shape):
-            return False
-        for s in states:
-            if s.stype != DEFAULT:
-                return False
-        return lazy_step(kernel, weight._t, tuple(s._t for s in states), grad._data,
-                         grad._indices, lr=step["lr"], wd=step["wd"],
-                         rescale_grad=self.rescale_grad, clip_gradient=self.clip_gradient,
-                         **params)
+        >>> import sparsenet as mx
+        >>> mx.optimizer.Adam()._zero_grad_is_identity(0)
+        False
+        """
+        return False
 
     def _count(self, index):
         """Count the update; return ``(lr, wd, t)`` for parameter ``index``."""

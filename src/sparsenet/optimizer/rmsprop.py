@@ -1,6 +1,6 @@
 """RMSProp, plain and centered (``mx.optimizer.RMSProp``)."""
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops_adaptive import rmsprop_update, rmspropalex_update
+from ..ops.update_rules import rmsprop_update, rmspropalex_update
 from .optimizer import Optimizer, register
 
 __all__ = ["RMSProp"]
@@ -19,8 +19,10 @@ class RMSProp(Optimizer):
         delta = gamma2 * delta - lr * g / sqrt(n - gbar**2 + epsilon)
         weight = clip(weight + delta, clip_weights)
 
-    Row_sparse gradients: ``lazy_update=True`` updates the gradient's rows only
-    (row-restricted rule; MXNet densifies); ``False`` is the standard rule;
+    Row_sparse gradients: ``lazy_update=False`` (default; MXNet's result, MXNet
+    densifies the gradient) is the standard rule: every row decays with ``wd`` and is
+    clipped by ``clip_weights``; ``True`` updates the gradient's rows only
+    (row-restricted rule);
     ``'exact'`` has a closed form with ``wd == 0`` (``n`` and ``gbar`` decay by
     ``gamma1``, ``delta`` by ``gamma2`` and the centered weight moves by it;
     for ``centered=True`` also ``clip_weights`` unset) and runs as
@@ -34,6 +36,8 @@ class RMSProp(Optimizer):
     epsilon : float, default 1e-8
     centered : bool, default False
     clip_weights : float, optional
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -46,8 +50,8 @@ class RMSProp(Optimizer):
     """
 
     def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9, epsilon=1e-8,
-                 centered=False, clip_weights=None, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+                 centered=False, clip_weights=None, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, learning_rate=learning_rate, **kwargs)
         self.gamma1 = gamma1
         self.gamma2 = gamma2
         self.centered = centered
@@ -72,10 +76,10 @@ class RMSProp(Optimizer):
                       clip_weights=self.clip_weights or -1.0, **self._grad_kwargs(step, lazy))
         if self.centered:
             n, g, delta = state
-            rmspropalex_update(weight, grad, n, g, delta, out=weight, gamma2=self.gamma2,
-                               **kwargs)
+            rmspropalex_update.update(weight, grad, n, g, delta, gamma2=self.gamma2,
+                                      **kwargs)
         else:
-            rmsprop_update(weight, grad, state[0], out=weight, **kwargs)
+            rmsprop_update.update(weight, grad, state[0], **kwargs)
 
     def _skip_map(self, step):
         if step["wd"]:

@@ -1,8 +1,5 @@
 """SGD with momentum and weight decay (``mx.optimizer.SGD``)."""
-import torch
-
-from ..ops.native_rows import lazy_step, sgd_dense
-from ..ops.optimizer_ops import sgd_mom_update, sgd_update
+from ..ops.update_rules import sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
 __all__ = ["SGD", "ccSGD"]
@@ -72,12 +69,12 @@ class SGD(Optimizer):
     def update_multi_precision(self, index, weight, grad, state):
         """Update a list of weights at once (as MXNet's aggregated ``multi_sgd_update``).
 
-        Plain SGD (no momentum, no clipping) on dense weights is applied to the
-        whole list at once (one native call for the small ones, ``torch._foreach_*``
-        for the rest), and lazily to row_sparse gradients by the per-weight lazy
-        step: the same arithmetic as :func:`~sparsenet.ops.optimizer_ops.sgd_update`,
-        without its per-call dispatch. Everything else goes through the per-weight
-        path.
+        Every index is counted first, then the learning rates and weight decays are
+        read for all of them (MXNet's order), and the list goes to the update
+        operator's list entry, where the items whose rule row has a list kernel run
+        together (plain SGD on dense weights: one native call for the small ones,
+        ``torch._foreach_*`` for the rest). ``lazy_update='exact'`` and
+        ``multi_precision`` update one weight at a time.
 
         >>> import sparsenet as mx
         >>> sgd = mx.optimizer.SGD(learning_rate=0.5)
@@ -87,70 +84,29 @@ class SGD(Optimizer):
         >>> ws[1].asnumpy()
         array([0.5, 0.5, 0.5], dtype=float32)
         """
-        if (isinstance(index, (list, tuple)) and self.momentum == 0.0
-                and self.lazy_update in (True, False)
-                and (self.clip_gradient is None or self.clip_gradient < 0)):
-            rest = self._update_plain_many(index, weight, grad, state)
-            if not rest:
-                return
-            index, weight, grad, state = (list(x) for x in zip(*rest))
-        super().update_multi_precision(index, weight, grad, state)
-
-    def _update_plain_many(self, indices, weights, grads, states):
-        """Apply plain SGD to the eligible items; return the others.
-
-        As MXNet's aggregated update, every eligible index is counted first, then the
-        learning rates and weight decays are read for all of them.
-        """
-        rest, take = [], []
-        sparse_ok = self.lazy_update is True
-        for item in zip(indices, weights, grads, states):
-            _, w, g, st = item
-            if st is None and w.stype == "default":
-                wt = w._t
-                if g.stype == "default":
-                    gt = g._t
-                    if gt.shape == wt.shape and gt.dtype == wt.dtype:
-                        take.append(item)
-                        continue
-                elif (sparse_ok and g.stype == "row_sparse" and g._data.dtype == wt.dtype
-                      and g._shape == tuple(wt.shape)):
-                    take.append(item)
-                    continue
-            rest.append(item)
-        if not take:
-            return rest
-        idx = [item[0] for item in take]
-        self._update_count(idx)
-        dense = {}
-        for (_, w, g, _), lr, wd in zip(take, self._get_lrs(idx), self._get_wds(idx)):
-            if g.stype == "default":
-                dense.setdefault((lr, wd), []).append((w._t, g._t))
-            elif not lazy_step("sgd", w._t, (), g._data, g._indices, lr=lr, wd=wd,
-                               rescale_grad=self.rescale_grad):
-                self._fused(w, g, None, {"lr": lr, "wd": wd}, True)  # the lazy update operator
-        for (lr, wd), pairs in dense.items():
-            if not wd:
-                pairs = sgd_dense([p[0] for p in pairs], [p[1] for p in pairs], lr,
-                                  self.rescale_grad)
-                if not pairs:
-                    continue
-            ws, gs = [p[0] for p in pairs], [p[1] for p in pairs]
-            with torch.no_grad():
-                if wd:
-                    torch._foreach_mul_(ws, 1.0 - lr * wd)
-                torch._foreach_add_(ws, torch._foreach_mul(gs, self.rescale_grad), alpha=-lr)
-        return rest
+        if (not isinstance(index, (list, tuple)) or self.lazy_update == "exact"
+                or self.multi_precision):
+            super().update_multi_precision(index, weight, grad, state)
+            return
+        self._update_count(index)
+        self._touched = None
+        op, extra = (sgd_update, {}) if self.momentum == 0.0 else (
+            sgd_mom_update, {"momentum": self.momentum})
+        params = [dict(self._grad_kwargs({"lr": lr, "wd": wd}, self.lazy_update), **extra)
+                  for lr, wd in zip(self._get_lrs(index), self._get_wds(index))]
+        op.update_many(weight, grad, [() if s is None else (s,) for s in state], params)
 
     def _fused(self, weight, grad, state, step, lazy):
-        if self._native_lazy("sgd" if state is None else "sgd_mom", weight, grad,
-                             () if state is None else (state,), step, lazy, a=self.momentum):
-            return
         if state is None:
-            sgd_update(weight, grad, out=weight, **self._grad_kwargs(step, lazy))
+            sgd_update.update(weight, grad, **self._grad_kwargs(step, lazy))
         else:
-            sgd_mom_update(weight, grad, state, out=weight, momentum=self.momentum,
-                           **self._grad_kwargs(step, lazy))
+            sgd_mom_update.update(weight, grad, state, momentum=self.momentum,
+                                  **self._grad_kwargs(step, lazy))
+
+    def _zero_grad_is_identity(self, index):
+        """Plain SGD without weight decay: a zero gradient changes nothing."""
+        return (self.momentum == 0.0 and self._get_wd(index) == 0.0
+                and not self.multi_precision)
 
     def _skip_map(self, step):
         c = step["lr"] * step["wd"]

@@ -2,7 +2,7 @@
 import torch
 
 from ..ndarray.creation import zeros
-from ..ops.optimizer_ops import signsgd_update, signum_update
+from ..ops.update_rules import signsgd_update, signum_update
 from .optimizer import Optimizer, register
 
 __all__ = ["Signum"]
@@ -16,8 +16,9 @@ class Signum(Optimizer):
         weight = (1 - lr * wd_lh) * weight + lr * sign(mom)
         # momentum == 0:  weight = (1 - lr * wd) * weight - lr * sign(g')
 
-    Row_sparse gradients: ``lazy_update=True`` updates the gradient's rows only
-    (row-restricted rule; MXNet densifies); ``False`` is the standard rule;
+    Row_sparse gradients: ``lazy_update=False`` (default; MXNet's result, MXNet
+    densifies the gradient) is the standard rule; ``True`` updates the gradient's
+    rows only (row-restricted rule);
     ``'exact'`` has a closed form when ``wd == 0`` (the momentum's sign does not
     change while it decays, so each skipped step is
     ``w <- (1 - lr*wd_lh) w + lr*sign(mom)``, ``mom <- momentum*mom``) and for SignSGD;
@@ -29,6 +30,8 @@ class Signum(Optimizer):
     momentum : float, default 0.9
     wd_lh : float, default 0.0
         Decoupled weight decay.
+    lazy_update : {True, False, 'exact'}, default False
+        How a row_sparse gradient is applied (MXNet densifies it: False).
 
     Examples
     --------
@@ -40,8 +43,8 @@ class Signum(Optimizer):
     array([0.1, 0. ], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
-        super().__init__(learning_rate=learning_rate, **kwargs)
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, lazy_update=False, **kwargs):
+        super().__init__(lazy_update=lazy_update, learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
 
@@ -56,10 +59,10 @@ class Signum(Optimizer):
 
     def _fused(self, weight, grad, state, step, lazy):
         if state is None:
-            signsgd_update(weight, grad, out=weight, **self._grad_kwargs(step, lazy))
+            signsgd_update.update(weight, grad, **self._grad_kwargs(step, lazy))
         else:
-            signum_update(weight, grad, state, out=weight, momentum=self.momentum,
-                          wd_lh=self.wd_lh, **self._grad_kwargs(step, lazy))
+            signum_update.update(weight, grad, state, momentum=self.momentum,
+                                 wd_lh=self.wd_lh, **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         lr = step["lr"]

@@ -12,7 +12,7 @@ table is built from the registry rows, the same rows ``mx.nd`` runs.
 >>> exe.grad_dict['w'].stype
 'row_sparse'
 """
-from . import name, op, sparse
+from . import name, op, sparse, contrib, _internal
 from .symbol import Symbol, Variable, var, Group, load, load_json, fromjson
 from .op import SymbolOperator, maximum, minimum, power, pow, hypot
 from .executor import Executor
@@ -20,5 +20,5 @@ from .executor import Executor
 globals().update(op.SYMBOL_OPS)
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson", "Executor",
-           "SymbolOperator", "maximum", "minimum", "power", "pow", "hypot", "sparse", "name",
-           "op"] + sorted(op.SYMBOL_OPS)
+           "SymbolOperator", "maximum", "minimum", "power", "pow", "hypot", "sparse", "contrib",
+           "name", "op"] + sorted(op.SYMBOL_OPS)

@@ -42,8 +42,8 @@ from ..context import as_context, current_context
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import DEFAULT
-from .infer import (FALLBACK, InferenceError, arg_storage_types, grad_storage_type, propagate,
-                    storage_plan)
+from .grad_stype import grad_storage_types
+from .infer import FALLBACK, InferenceError, arg_storage_types, propagate, storage_plan
 
 __all__ = ["Executor", "Program", "simple_bind"]
 
@@ -485,15 +485,22 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     """Infer shapes and dtypes, allocate zero arrays of the declared storage types, and bind.
 
     Arguments get ``stype_dict[name]``, else their ``Variable(stype=...)``, else
-    dense storage; a row_sparse argument gets a row_sparse gradient buffer,
-    any other a dense one. With ``shared_exec``, arrays of the same name, shape,
-    dtype and storage type are shared with that executor.
+    dense storage. Gradient buffers get the storage type MXNet infers from the
+    backward graph (:mod:`sparsenet.symbol.grad_stype`): row_sparse for the
+    weight of ``dot(csr, w)`` or of ``Embedding(..., sparse_grad=True)``, dense
+    for ``sum(w)``. With ``shared_exec``, arrays of the same name, shape, dtype
+    and storage type are shared with that executor.
 
     >>> import sparsenet as mx
     >>> w = mx.sym.var('w', stype='row_sparse')
     >>> exe = simple_bind(w * 2, mx.cpu(), shapes={'w': (3, 1)})
     >>> exe.arg_dict['w'].stype, exe.grad_dict['w'].stype, exe.outputs[0].stype
     ('row_sparse', 'row_sparse', 'row_sparse')
+    >>> e = mx.sym.Embedding(mx.sym.var('ids'), input_dim=5, output_dim=2, sparse_grad=True,
+    ...                      name='emb')
+    >>> simple_bind(e, mx.cpu(), grad_req={'emb_weight': 'write'},
+    ...             shapes={'ids': (3,)}).grad_dict['emb_weight'].stype
+    'row_sparse'
     """
     ctx = as_context(ctx) if ctx is not None else current_context()
     names = symbol.list_arguments()
@@ -516,6 +523,8 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
     _, arg_dtype, _, _ = _propagate_types(symbol, {k: v for k, v in (type_dict or {}).items()})
     stypes = arg_storage_types(symbol, stype_dict)
     reqs = dict(zip(names, _per_arg(grad_req, names, "simple_bind grad_req", default="null")))
+    grad_stypes = grad_storage_types(symbol, stypes) if any(
+        r != "null" for r in reqs.values()) else {}
     shared_args = shared_exec.arg_dict if shared_exec is not None else {}
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
     args, grads = [], []
@@ -529,7 +538,7 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
             continue
         args.append(zeros(shape, ctx=ctx, dtype=dtype, stype=stype))
         grads.append(None if reqs[n] == "null" else
-                     zeros(shape, ctx=ctx, dtype=dtype, stype=grad_storage_type(stype)))
+                     zeros(shape, ctx=ctx, dtype=dtype, stype=grad_stypes[n]))
     return Executor(symbol, ctx, args, grads, [reqs[n] for n in names], None)
 
 

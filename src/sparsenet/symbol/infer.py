@@ -26,10 +26,10 @@ import numpy as np
 import torch
 
 from ..base import SparsenetError, numpy_dtype, torch_dtype
-from ..ndarray.stype import DEFAULT, ROW_SPARSE, STYPES
+from ..ndarray.stype import DEFAULT, STYPES
 
 __all__ = ["infer_shape", "infer_type", "infer_storage_type", "propagate", "storage_plan",
-           "arg_storage_types", "grad_storage_type", "NodeStorage", "InferenceError", "KERNEL",
+           "arg_storage_types", "NodeStorage", "InferenceError", "KERNEL",
            "DENSE", "FALLBACK"]
 
 KERNEL, DENSE, FALLBACK = "sparse kernel", "dense kernel", "storage fallback"
@@ -114,13 +114,14 @@ def _node_error(node, shapes, dtypes, e):
                           f"({inputs}): {e}")
 
 
-def propagate(symbol, shapes=None, dtypes=None):
+def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
     """Infer what can be inferred; return ``(arg_shapes, arg_dtypes, entry_shapes, entry_dtypes)``.
 
     ``shapes``/``dtypes`` map argument names to known values. The result maps
     argument names, and ``(node id, output index)`` entries, to shapes (None when
-    unknown) and dtype names. Raises :class:`InferenceError` when an operator
-    rejects the shapes it is given.
+    unknown) and dtype names. An argument whose dtype nothing decides takes
+    ``fill_dtype`` (None: stays unknown). Raises :class:`InferenceError` when an
+    operator rejects the shapes it is given.
 
     >>> import sparsenet as mx
     >>> fc = mx.sym.FullyConnected(mx.sym.var('x'), num_hidden=2, name='fc')
@@ -163,8 +164,9 @@ def propagate(symbol, shapes=None, dtypes=None):
                 in_shapes = [s for s, _ in ins]
             known = [d for _, d in ins if d is not None]
             for c, _ in n.inputs:
-                if c.op is None and arg_dtype[c.name] is None:
-                    arg_dtype[c.name] = known[0] if known else "float32"
+                fill = known[0] if known else fill_dtype
+                if c.op is None and arg_dtype[c.name] is None and fill is not None:
+                    arg_dtype[c.name] = fill
                     changed = True
             ins = [get(c, i) for c, i in n.inputs]
             if any(s is None for s, _ in ins) or any(d is None for _, d in ins):
@@ -209,42 +211,47 @@ def infer_shape(symbol, args, kwargs, partial=False):
     return args_out, outs, []
 
 
-def infer_type(symbol, args, kwargs):
-    """See :meth:`Symbol.infer_type`.
+def infer_type(symbol, args, kwargs, partial=False):
+    """See :meth:`Symbol.infer_type` (and ``infer_type_partial``: None where unknown).
 
     >>> import sparsenet as mx
     >>> infer_type(mx.sym.var('a') * 2, (), {'a': 'float16'})[1]
     [<class 'numpy.float16'>]
+    >>> infer_type(mx.sym.var('a') + mx.sym.var('b'), (), {}, partial=True)
+    ([None, None], [None], [])
     """
     given = _given(symbol, args, kwargs, "infer_type")
     dtypes = {k: numpy_dtype(v).name for k, v in given.items()}
-    _, arg_dtype, _, entry_dtype = _propagate_types(symbol, dtypes)
+    fill = None if partial else "float32"
+    _, arg_dtype, _, entry_dtype = _propagate_types(symbol, dtypes, fill_dtype=fill)
     names = symbol.list_arguments()
-    as_type = lambda d: np.dtype(d or "float32").type  # noqa: E731
+    as_type = lambda d: np.dtype(d).type if d is not None else None  # noqa: E731
     return ([as_type(arg_dtype[n]) for n in names],
             [as_type(d) for d in _outputs(symbol, arg_dtype, entry_dtype)], [])
 
 
-def _propagate_types(symbol, dtypes):
+def _propagate_types(symbol, dtypes, fill_dtype="float32"):
     """Types need shapes for the dense run; nodes whose shapes are unknown use a rule.
 
-    The rule: an operator with a ``dtype`` parameter gives that dtype, any other
-    gives the dtype of its first input.
+    The rule: an operator with a ``dtype`` parameter (or a fixed ``output_dtype``)
+    gives that dtype, any other gives the dtype of its first input. Unknown dtypes become ``fill_dtype``
+    (None: they stay None).
     """
-    arg_shape, arg_dtype, entry_shape, entry_dtype = propagate(symbol, dtypes=dtypes)
+    arg_shape, arg_dtype, entry_shape, entry_dtype = propagate(symbol, dtypes=dtypes,
+                                                               fill_dtype=fill_dtype)
     for n in symbol._nodes():
         if n.op is None or (id(n), 0) in entry_dtype:
             continue
         first = n.inputs[0] if n.inputs else None
-        d = n.params.get("dtype")
+        d = n.params.get("dtype") or n.op.output_dtype
         if d is None and first is not None:
             c, i = first
             d = arg_dtype[c.name] if c.op is None else entry_dtype.get((id(c), i))
         for i in range(n.num_outputs()):
-            entry_dtype[(id(n), i)] = numpy_dtype(d).name if d is not None else "float32"
+            entry_dtype[(id(n), i)] = numpy_dtype(d).name if d is not None else fill_dtype
     for name, d in arg_dtype.items():
         if d is None:
-            arg_dtype[name] = "float32"
+            arg_dtype[name] = fill_dtype
     return arg_shape, arg_dtype, entry_shape, entry_dtype
 
 
@@ -335,16 +342,3 @@ def infer_storage_type(symbol, args, kwargs):
     names = symbol.list_arguments()
     outs = [stypes[n.name] if n.op is None else stypes[(id(n), i)] for n, i in symbol._outputs]
     return [arg_stypes[n] for n in names], outs, []
-
-
-def grad_storage_type(arg_stype):
-    """Storage type of an argument's gradient buffer allocated by ``simple_bind``.
-
-    A row_sparse argument gets a row_sparse gradient (only the rows a batch
-    touches, e.g. the weight of ``dot(csr, weight)``); any other gets a dense one.
-
-    >>> grad_storage_type('row_sparse'), grad_storage_type('csr')
-    ('row_sparse', 'default')
-    """
-    return ROW_SPARSE if arg_stype == ROW_SPARSE else DEFAULT
-

@@ -23,8 +23,10 @@ import numbers
 
 import numpy as np
 
+from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
+from ..base import OperatorArgumentError
 from ..ops import registry
-from .symbol import Symbol, _Node, new_node_name
+from .symbol import Symbol, _Node, _param_text, new_node_name
 
 __all__ = ["SymbolOperator", "SYMBOL_OPS", "SPARSE_SYMBOL_OPS", "apply", "maximum", "minimum",
            "power", "pow", "hypot"]
@@ -36,6 +38,14 @@ class SymbolOperator:
     Inputs are given positionally (in the operator's input order) or by
     input name; parameters by keyword (or positionally after the inputs, as
     ``mx.nd`` accepts). Returns a Symbol with the operator's outputs.
+
+    Keywords that are attributes rather than parameters, as in MXNet:
+    ``lr_mult``, ``wd_mult``, ``ctx_group`` (stored as ``__lr_mult__``, ...),
+    any ``__xxx__`` name, and the ``attr`` dict; the current
+    :class:`~sparsenet.attribute.AttrScope` adds its own. Inputs the call
+    leaves out become variables that carry a copy of the node's attributes (so
+    ``FullyConnected(..., lr_mult=2)`` gives its weight and bias ``lr_mult``).
+    ``out=`` is accepted and ignored, as MXNet's symbol functions do.
 
     Examples
     --------
@@ -60,13 +70,40 @@ class SymbolOperator:
     def __repr__(self):
         return f"<symbol operator {self.operator.name}>"
 
-    def __call__(self, *args, name=None, attr=None, **kwargs):
+    def __call__(self, *args, name=None, attr=None, out=None, **kwargs):  # noqa: ARG002
         op = self.operator
+        kwargs, node_attrs = _split_attributes(op, kwargs)
         if op.variadic:
             inputs, params = _variadic_inputs(op, args, kwargs)
         else:
             inputs, params = _named_inputs(op, args, kwargs)
-        return apply(op, inputs, params, name=name, attr=attr)
+        return apply(op, inputs, params, name=name, attr=attr, node_attrs=node_attrs)
+
+
+def _split_attributes(op, kwargs):
+    """Separate the attribute keywords (``lr_mult``, ``__xxx__``) from the operator's parameters.
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> _split_attributes(get_op('relu'), {'lr_mult': 2, '__layout__': 'NC'})
+    ({}, {'__lr_mult__': '2', '__layout__': 'NC'})
+    """
+    params, attrs = {}, {}
+    for k, v in kwargs.items():
+        if k in op.defaults or k in op.input_names or isinstance(v, Symbol):
+            params[k] = v
+        elif k in HIDDEN_KEYS:
+            attrs[f"__{k}__"] = str(v)
+        elif k.startswith("__") and k.endswith("__"):
+            attrs[k] = str(v)
+        else:
+            suffix = next((h for h in HIDDEN_KEYS if k.endswith("_" + h)), None)
+            if suffix is not None:
+                raise OperatorArgumentError(
+                    f"{op.name}(): setting variable attributes with {k} is deprecated. please "
+                    f"instead use\nw = Variable({suffix}={v})\nsym = YourSymbolName("
+                    f"{k[:-len(suffix) - 1]}=w)")
+            params[k] = v
+    return params, attrs
 
 
 def _check_symbol(x, opname, what):
@@ -146,11 +183,25 @@ def _optional_inputs(op):
 _OPTIONAL = {}
 
 
-def apply(op, inputs, params, name=None, attr=None, hint=None):
+def _name_hint(opname):
+    """The automatic node name of an operator: ``_contrib_SparseEmbedding`` -> ``sparseembedding``.
+
+    >>> _name_hint('_contrib_SparseEmbedding'), _name_hint('dot')
+    ('sparseembedding', 'dot')
+    """
+    if opname.startswith("_contrib_"):
+        opname = opname[len("_contrib_"):]
+    return opname.lower()
+
+
+def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
     """Add a node applying ``op`` (an Operator or its name) to ``inputs``; return its Symbol.
 
     ``None`` inputs become new variables ``<node>_<input name>`` unless the
-    operator's ``no_<input>`` parameter is set.
+    operator's ``no_<input>`` parameter is set; they carry a copy of the node's
+    parameters and attributes, as in MXNet. The node's attributes are
+    ``node_attrs`` updated with the current AttrScope's and ``attr`` (hidden
+    keys such as ``lr_mult`` stored as ``__lr_mult__``).
 
     >>> import sparsenet as mx
     >>> apply('relu', [mx.sym.var('x')], {}, name='r').list_outputs()
@@ -161,9 +212,13 @@ def apply(op, inputs, params, name=None, attr=None, hint=None):
     if attr is not None and not isinstance(attr, dict):
         raise TypeError(f"{op.name}(): attr must be a dict of str to str, got "
                         f"{type(attr).__name__}")
+    attrs = dict(node_attrs or {})
+    attrs.update((hidden_key(k), str(v)) for k, v in AttrScope.current.get(attr).items())
     bound = op.bind_params({k: v for k, v in params.items()})  # validates names
     explicit = {k: bound[k] for k in params if k in op.defaults}
-    node_name = new_node_name(name, hint or op.name.lower())
+    node_name = new_node_name(name, hint or _name_hint(op.name))
+    var_attrs = {k: _param_text(v) for k, v in explicit.items()}
+    var_attrs.update(attrs)
     edges = []
     if op.variadic:
         edges = [_check_symbol(s, op.name, f"#{i}")._outputs[0] for i, s in enumerate(inputs)]
@@ -173,9 +228,8 @@ def apply(op, inputs, params, name=None, attr=None, hint=None):
             if s is None:
                 if _optional(op, names[i], bound):
                     continue
-                s = Symbol([(_Node(None, f"{node_name}_{names[i]}"), 0)])
+                s = Symbol([(_Node(None, f"{node_name}_{names[i]}", attrs=var_attrs), 0)])
             edges.append(_check_symbol(s, op.name, names[i])._outputs[0])
-    attrs = {k: str(v) for k, v in (attr or {}).items()}
     node = _Node(op, node_name, params=explicit, inputs=edges, attrs=attrs)
     return Symbol([(node, i) for i in range(node.num_outputs())])
 

@@ -24,8 +24,11 @@ import json
 import numpy as np
 
 from ..atomic import atomic_write
-from ..base import SparsenetError, numpy_dtype
+from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
+from ..base import InvalidArgumentError, SparsenetError, numpy_dtype
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
+from .arith import PythonOperators
+from .fluent import FluentMethods
 from .name import current as _name_manager
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson"]
@@ -72,7 +75,14 @@ class _Node:
     # typed views of a variable's attributes
     def shape(self):
         s = self.attrs.get("__shape__")
-        return tuple(ast.literal_eval(s)) if s else None
+        if not s:
+            return None
+        try:
+            value = ast.literal_eval(s)
+        except (ValueError, SyntaxError):
+            raise SparsenetError(f"variable '{self.name}': __shape__ {s!r} is not a shape") \
+                from None
+        return (int(value),) if isinstance(value, int) else tuple(int(d) for d in value)
 
     def dtype(self):
         d = self.attrs.get("__dtype__")
@@ -110,7 +120,7 @@ def topo_order(outputs):
     return order
 
 
-class Symbol:
+class Symbol(FluentMethods, PythonOperators):
     """A symbolic expression: one or more outputs of a graph of operators and variables.
 
     Build Symbols with :func:`Variable` and the operator functions of
@@ -241,19 +251,30 @@ class Symbol:
     def attr(self, key):
         """The attribute ``key`` of this single node (``'lr_mult'`` finds ``'__lr_mult__'``).
 
+        None when the node lacks it, or when the Symbol is a group of several outputs.
+
         >>> import sparsenet as mx
         >>> mx.sym.var('w', lr_mult=2.0).attr('lr_mult')
         '2.0'
         """
-        node = self._single_node("attr")
-        attrs = _visible_attrs(node)
-        return attrs.get(key)
+        if len(self._outputs) != 1:
+            return None
+        return _visible_attrs(self._outputs[0][0]).get(hidden_key(key))
 
     def list_attr(self, recursive=False):
-        """The attributes of this node (all nodes, keyed ``node$attr``, with ``recursive``)."""
+        """The attributes of this node (of the first output's node for a group).
+
+        Hidden keys (``lr_mult``, ``wd_mult``, ``ctx_group``, ...) are listed
+        under both names. With ``recursive`` (deprecated in MXNet, which
+        raises), every node's attributes keyed ``node$attr``.
+
+        >>> import sparsenet as mx
+        >>> sorted(mx.sym.var('w', lr_mult=2, __layout__='NC').list_attr().items())
+        [('__layout__', 'NC'), ('__lr_mult__', '2'), ('lr_mult', '2')]
+        """
         if recursive:
             return {f"{n.name}${k}": v for n in self._nodes() for k, v in _visible_attrs(n).items()}
-        return _visible_attrs(self._single_node("list_attr"))
+        return _visible_attrs(self._outputs[0][0])
 
     def attr_dict(self):
         """``{node name: {attribute: value}}`` for every node that has attributes.
@@ -270,9 +291,19 @@ class Symbol:
         return out
 
     def _set_attr(self, **kwargs):
+        """Set string attributes of this node (hidden keys such as ``lr_mult`` as ``__lr_mult__``).
+
+        >>> import sparsenet as mx
+        >>> w = mx.sym.var('w'); w._set_attr(lr_mult='3')
+        >>> w.attr('__lr_mult__')
+        '3'
+        """
         node = self._single_node("_set_attr")
         for k, v in kwargs.items():
-            node.attrs[k] = str(v)
+            if not isinstance(v, str):
+                raise InvalidArgumentError(f"Set Attr only accepts string values: got {k}={v!r} "
+                                           f"({type(v).__name__})")
+            node.attrs[hidden_key(k)] = v
 
     def _single_node(self, what):
         if len(self._outputs) != 1:
@@ -347,6 +378,44 @@ class Symbol:
         from . import infer
         return infer.infer_type(self, args, kwargs)
 
+    def infer_type_partial(self, *args, **kwargs):
+        """Like :meth:`infer_type`, with None for the dtypes that cannot be deduced.
+
+        >>> import sparsenet as mx
+        >>> (mx.sym.var('x') + mx.sym.var('y')).infer_type_partial()
+        ([None, None], [None], [])
+        """
+        from . import infer
+        return infer.infer_type(self, args, kwargs, partial=True)
+
+    def debug_str(self):
+        """The graph as text, in MXNet's layout: outputs, variables, then each operator.
+
+        >>> import sparsenet as mx
+        >>> print(mx.sym.relu(mx.sym.var('x'), name='r').debug_str(), end='')
+        Symbol Outputs:
+        	output[0]=r(0)
+        Variable:x
+        --------------------
+        Op:relu, Name=r
+        Inputs:
+        	arg[0]=x(0) version=0
+        """
+        lines = ["Symbol Outputs:"]
+        lines += [f"\toutput[{k}]={n.name}({i})" for k, (n, i) in enumerate(self._outputs)]
+        for n in self._nodes():
+            if n.op is None:
+                lines.append(f"Variable:{n.name}")
+                continue
+            lines += ["--------------------", f"Op:{n.op.name}, Name={n.name}", "Inputs:"]
+            lines += [f"\targ[{k}]={c.name}({i}) version=0" for k, (c, i) in enumerate(n.inputs)]
+            attrs = {k: _param_text(v) for k, v in n.params.items()}
+            attrs.update(n.attrs)
+            if attrs:
+                lines.append("Attrs:")
+                lines += [f"\t{k}={v}" for k, v in attrs.items()]
+        return "\n".join(lines) + "\n"
+
     def infer_storage_type(self, *args, **kwargs):
         """Storage types of arguments, outputs and auxiliary states from the registry rules.
 
@@ -386,181 +455,6 @@ class Symbol:
         exe = self.bind(ctx, args=kwargs, args_grad=None, grad_req="null")
         return exe.forward()
 
-    # ------------------------------------------------------------------ Python operators
-    def _binary(self, other, name, scalar_name, hint, scalar_hint, reverse=False):
-        from . import op
-        if isinstance(other, Symbol):
-            lhs, rhs = (other, self) if reverse else (self, other)
-            return op.apply(name, [lhs, rhs], {}, hint=hint)
-        if isinstance(other, (int, float, np.number, bool)):
-            return op.apply(scalar_name, [self], {"scalar": float(other)}, hint=scalar_hint)
-        return NotImplemented
-
-    def __add__(self, other):
-        return self._binary(other, "elemwise_add", "_plus_scalar", "_plus", "_plusscalar")
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return self._binary(other, "elemwise_sub", "_minus_scalar", "_minus", "_minusscalar")
-
-    def __rsub__(self, other):
-        return self._binary(other, "elemwise_sub", "_rminus_scalar", "_minus", "_rminusscalar",
-                            reverse=True)
-
-    def __mul__(self, other):
-        return self._binary(other, "elemwise_mul", "_mul_scalar", "_mul", "_mulscalar")
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return self._binary(other, "elemwise_div", "_div_scalar", "_div", "_divscalar")
-
-    def __rtruediv__(self, other):
-        return self._binary(other, "elemwise_div", "_rdiv_scalar", "_div", "_rdivscalar",
-                            reverse=True)
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    def __mod__(self, other):
-        return self._binary(other, "broadcast_mod", "_mod_scalar", "_mod", "_modscalar")
-
-    def __rmod__(self, other):
-        return self._binary(other, "broadcast_mod", "_rmod_scalar", "_mod", "_rmodscalar",
-                            reverse=True)
-
-    def __pow__(self, other):
-        return self._binary(other, "broadcast_power", "_power_scalar", "_power",
-                            "_powerscalar")
-
-    def __rpow__(self, other):
-        return self._binary(other, "broadcast_power", "_rpower_scalar", "_power",
-                            "_rpowerscalar", reverse=True)
-
-    def __neg__(self):
-        from . import op
-        return op.apply("negative", [self], {}, hint="negative")
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        from . import op
-        return op.apply("abs", [self], {}, hint="abs")
-
-    def __eq__(self, other):
-        return self._binary(other, "broadcast_equal", "_equal_scalar", "_equal",
-                            "_equalscalar")
-
-    def __ne__(self, other):
-        return self._binary(other, "broadcast_not_equal", "_not_equal_scalar", "_not_equal",
-                            "_notequalscalar")
-
-    def __gt__(self, other):
-        return self._binary(other, "broadcast_greater", "_greater_scalar", "_greater",
-                            "_greaterscalar")
-
-    def __ge__(self, other):
-        return self._binary(other, "broadcast_greater_equal", "_greater_equal_scalar",
-                            "_greater_equal", "_greaterequalscalar")
-
-    def __lt__(self, other):
-        return self._binary(other, "broadcast_lesser", "_lesser_scalar", "_lesser",
-                            "_lesserscalar")
-
-    def __le__(self, other):
-        return self._binary(other, "broadcast_lesser_equal", "_lesser_equal_scalar",
-                            "_lesser_equal", "_lesserequalscalar")
-
-    def __bool__(self):
-        raise TypeError("the truth value of a Symbol is undefined (it has no value until "
-                        "bound and run); compare list_outputs() or use `is` instead")
-
-    # ------------------------------------------------------------------ fluent methods
-    def _fluent(self, name, *args, **kwargs):
-        from . import op
-        return op.SYMBOL_OPS[name](self, *args, **kwargs)
-
-    def reshape(self, *shape, **kwargs):
-        """``mx.sym.reshape(self, shape=...)``."""
-        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-            shape = tuple(shape[0])
-        if shape:
-            kwargs["shape"] = tuple(shape)
-        return self._fluent("reshape", **kwargs)
-
-    def astype(self, dtype):
-        """``mx.sym.cast(self, dtype=...)``."""
-        return self._fluent("cast", dtype=numpy_dtype(dtype).name)
-
-    def tostype(self, stype):
-        """``mx.sym.cast_storage(self, stype=...)``."""
-        return self._fluent("cast_storage", stype=stype)
-
-    def transpose(self, axes=None):
-        return self._fluent("transpose", axes=axes)
-
-    @property
-    def T(self):  # noqa: N802
-        return self.transpose()
-
-    def flatten(self):
-        return self._fluent("flatten")
-
-    def expand_dims(self, axis):
-        return self._fluent("expand_dims", axis=axis)
-
-    def squeeze(self, axis=None):
-        return self._fluent("squeeze", axis=axis)
-
-    def sum(self, axis=None, keepdims=False, exclude=False):
-        return self._fluent("sum", axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def mean(self, axis=None, keepdims=False, exclude=False):
-        return self._fluent("mean", axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def max(self, axis=None, keepdims=False, exclude=False):
-        return self._fluent("max", axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def min(self, axis=None, keepdims=False, exclude=False):
-        return self._fluent("min", axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def slice_axis(self, axis, begin, end):
-        return self._fluent("slice_axis", axis=axis, begin=begin, end=end)
-
-    def split(self, num_outputs, axis=1, squeeze_axis=False):
-        return self._fluent("split", num_outputs=num_outputs, axis=axis,
-                            squeeze_axis=squeeze_axis)
-
-    def broadcast_to(self, shape):
-        return self._fluent("broadcast_to", shape=shape)
-
-    def dot(self, other, transpose_a=False, transpose_b=False):
-        return self._fluent("dot", other, transpose_a=transpose_a, transpose_b=transpose_b)
-
-    def softmax(self, axis=-1):
-        return self._fluent("softmax", axis=axis)
-
-    def log_softmax(self, axis=-1):
-        return self._fluent("log_softmax", axis=axis)
-
-    def clip(self, a_min, a_max):
-        return self._fluent("clip", a_min=a_min, a_max=a_max)
-
-    def _unary(name):  # noqa: N805 - builds methods at class creation
-        def method(self):
-            return self._fluent(name)
-        method.__name__ = name
-        method.__doc__ = f"``mx.sym.{name}(self)``."
-        return method
-
-    exp, log, sqrt, square, abs = _unary("exp"), _unary("log"), _unary("sqrt"), \
-        _unary("square"), _unary("abs")
-    relu, sigmoid, tanh, sign = _unary("relu"), _unary("sigmoid"), _unary("tanh"), \
-        _unary("sign")
-    zeros_like, ones_like = _unary("zeros_like"), _unary("ones_like")
-    del _unary
-
 
 def _param_text(value):
     """A parameter value as MXNet writes it in JSON attributes."""
@@ -580,25 +474,42 @@ def _param_value(text):
 
 
 def _visible_attrs(node):
+    """A node's parameters and attributes as strings; hidden keys under both names."""
     out = {k: _param_text(v) for k, v in node.params.items()}
     for k, v in node.attrs.items():
         out[k] = v
-        if k.startswith("__") and k.endswith("__") and len(k) > 4 and k not in (
-                "__shape__", "__dtype__", "__storage_type__", "__init__"):
+        if k.startswith("__") and k.endswith("__") and k[2:-2] in HIDDEN_KEYS:
             out[k[2:-2]] = v
     return out
 
 
+def _shape_text(shape):
+    """A shape as MXNet writes it: ``str(shape)`` (NumPy integers written as plain ints)."""
+    if isinstance(shape, (int, np.integer)):
+        return str(int(shape))
+    if isinstance(shape, (list, tuple)):
+        try:
+            return str(type(shape)(int(d) for d in shape))
+        except (TypeError, ValueError):
+            pass
+    return str(shape)
+
+
 def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None,  # noqa: N802
-             init=None, stype=None, **kwargs):
+             init=None, stype=None, profiler_scope=None, **kwargs):
     """A placeholder for an array: an input, a label or a parameter.
+
+    Attributes are kept as strings, as MXNet writes them: ``shape=(1)`` (an
+    int) is ``'1'``, ``lr_mult=2`` is ``'2'``. The attributes of the current
+    :class:`~sparsenet.attribute.AttrScope` apply, overridden by ``attr`` and
+    then by the keywords.
 
     Parameters
     ----------
     name : str
     attr : dict of str to str, optional
-        Extra attributes, kept in the JSON.
-    shape : tuple, optional
+        Extra attributes, kept in the JSON (``lr_mult`` is stored as ``__lr_mult__``).
+    shape : tuple or int, optional
     lr_mult, wd_mult : float, optional
         Learning-rate and weight-decay multipliers for this parameter.
     dtype : str or numpy dtype, optional
@@ -606,6 +517,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         Initializer used by ``Module.init_params`` for this variable.
     stype : {'default', 'csr', 'row_sparse'}, optional
         Storage type of the array to hold.
+    profiler_scope : str, optional
     **kwargs
         More attributes, named ``__xxx__``.
 
@@ -615,24 +527,25 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     >>> w = mx.sym.Variable('w', stype='row_sparse', shape=(100, 1))
     >>> w.attr('__storage_type__'), w.attr('__shape__')
     ('1', '(100, 1)')
+    >>> mx.sym.var('b', shape=(1), lr_mult=2).attr_dict()
+    {'b': {'__shape__': '1', '__lr_mult__': '2', 'lr_mult': '2'}}
     """
     if not isinstance(name, str) or not name:
         raise TypeError(f"Variable: name must be a non-empty str, got {name!r}")
     attrs = {}
-    if attr:
-        attrs.update({k: str(v) for k, v in attr.items()})
+    for k, v in AttrScope.current.get(attr).items():
+        if not isinstance(v, str):
+            raise InvalidArgumentError(f"Variable '{name}': Set Attr only accepts string "
+                                       f"values, got attr {k}={v!r} ({type(v).__name__})")
+        attrs[hidden_key(k)] = v
     if shape is not None:
-        attrs["__shape__"] = str(tuple(int(s) for s in shape))
+        attrs["__shape__"] = _shape_text(shape)
     if lr_mult is not None:
-        attrs["__lr_mult__"] = str(float(lr_mult))
+        attrs["__lr_mult__"] = str(lr_mult)
     if wd_mult is not None:
-        attrs["__wd_mult__"] = str(float(wd_mult))
+        attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
         attrs["__dtype__"] = str(_DTYPE_CODE[numpy_dtype(dtype).name])
-    if stype is not None:
-        if stype not in STYPES:
-            raise ValueError(f"Variable '{name}': stype must be one of {STYPES}, got {stype!r}")
-        attrs["__storage_type__"] = str(_STYPE_CODE[stype])
     init_obj = None
     if init is not None:
         if isinstance(init, str):
@@ -641,12 +554,24 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
             init_obj = init
             dumps = getattr(init, "dumps", None)
             attrs["__init__"] = dumps() if callable(dumps) else str(init)
+    if stype is not None:
+        if stype not in STYPES:
+            raise InvalidArgumentError(f"Variable '{name}': stype must be one of {STYPES}, "
+                                       f"got {stype!r}")
+        attrs["__storage_type__"] = str(_STYPE_CODE[stype])
+    if profiler_scope is not None:
+        attrs["__profiler_scope__"] = str(profiler_scope)
     for k, v in kwargs.items():
         if not (k.startswith("__") and k.endswith("__")):
-            raise ValueError(f"Variable '{name}': extra attribute {k!r} must be named __xxx__ "
-                             f"(or passed in attr=)")
+            raise InvalidArgumentError(
+                f"Variable '{name}': attribute name={k} is not supported. Additional "
+                f"attributes must start and end with double underscores, e.g, __yourattr__ "
+                f"(or go in attr=)")
         attrs[k] = str(v)
-    return Symbol([(_Node(None, name, attrs=attrs, init=init_obj), 0)])
+    node = _Node(None, name, attrs=attrs, init=init_obj)
+    if shape is not None:
+        node.shape()  # a malformed shape fails here, naming the variable
+    return Symbol([(node, 0)])
 
 
 var = Variable

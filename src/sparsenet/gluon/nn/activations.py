@@ -1,12 +1,13 @@
-"""Activation layers: Activation, LeakyReLU, ELU, SELU, GELU, Swish.
+"""Activation layers: Activation, LeakyReLU, PReLU, ELU, SELU, GELU, Swish.
 
 >>> import sparsenet as mx
 >>> mx.gluon.nn.Activation('relu')(mx.nd.array([-1.0, 2.0])).asnumpy()
 array([0., 2.], dtype=float32)
 """
+from ... import initializer
 from ..block import HybridBlock
 
-__all__ = ["Activation", "LeakyReLU", "ELU", "SELU", "GELU", "Swish"]
+__all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish"]
 
 
 class Activation(HybridBlock):
@@ -55,6 +56,36 @@ class LeakyReLU(HybridBlock):
 
     def __repr__(self):
         return f"{type(self).__name__}({self._alpha})"
+
+
+class PReLU(HybridBlock):
+    """Parametric ReLU: ``x`` if ``x > 0`` else ``alpha * x``, with a learned ``alpha``.
+
+    Parameters
+    ----------
+    alpha_initializer : Initializer
+        Initial slope (``Constant(0.25)``).
+    in_channels : int
+        1 (one slope for all) or the number of channels (axis 1 of the input).
+
+    Examples
+    --------
+    >>> import sparsenet as mx
+    >>> layer = mx.gluon.nn.PReLU()
+    >>> layer.initialize()
+    >>> layer(mx.nd.array([-2.0, 3.0])).asnumpy()
+    array([-0.5,  3. ], dtype=float32)
+    >>> layer.alpha.shape
+    (1,)
+    """
+
+    def __init__(self, alpha_initializer=initializer.Constant(0.25), in_channels=1, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.alpha = self.params.get("alpha", shape=(in_channels,), init=alpha_initializer)
+
+    def hybrid_forward(self, F, x, alpha):
+        return F.LeakyReLU(x, alpha, act_type="prelu")
 
 
 class ELU(HybridBlock):

@@ -1,0 +1,327 @@
+"""The gradient store: how a torch gradient lands in a variable's gradient buffer.
+
+Backward hands over one torch gradient per variable leaf. Where it goes is a
+table of rows, one per case::
+
+    (leaf kind, incoming gradient, buffer stype) -> store action
+
+- leaf kind: ``'full'`` (the leaf has the variable's whole shape: a dense
+  array, or the dense graph tensor of a sparse variable, whose gradient is the
+  full mathematical gradient) or ``'values'`` (the stored values of a sparse
+  array: the row view of a Gluon row_sparse parameter).
+- incoming gradient: ``'dense'`` (a dense tensor), ``'rows'`` (a sparse COO
+  tensor over axis 0, as ``dot(csr, W)`` and ``Embedding`` give), ``'coo'``
+  (any other sparse COO tensor).
+- buffer stype: the storage type of the gradient buffer, which never changes.
+
+Every action writes into the existing buffer object: a dense buffer's tensor
+is written in place (views and ``to_torch()`` of it stay valid); a sparse
+buffer keeps its identity and takes new parts (their number of stored rows
+changes with each gradient). ``'write'`` replaces the buffer's content,
+``'add'`` accumulates, in every row.
+
+>>> import sparsenet as mx
+>>> w = mx.nd.ones((4, 2)); w.attach_grad(stype='row_sparse')
+>>> x = mx.nd.sparse.csr_matrix(([1.0, 2.0], [3, 1], [0, 1, 2]), shape=(2, 4))
+>>> with mx.autograd.record():
+...     y = mx.nd.dot(x, w)
+>>> y.backward()
+>>> w.grad.indices.asnumpy(), action_name('full', 'rows', 'row_sparse')
+(array([1, 3]), '_sparse_into_rsp')
+"""
+import weakref
+
+import torch
+
+from .ndarray import nonzero
+from .ndarray.cast_storage import cast_storage
+from .ndarray.creation import zeros
+from .ndarray.ndarray import NDArray
+from .ndarray.row_sparse import RowSparseNDArray
+from .ndarray.stype import CSR, DEFAULT, ROW_SPARSE
+from .ops.arithmetic import add_into
+from .ops.native_rows import coalesce_rows
+from .torch_compat import coo_parts, set_grad_enabled
+
+__all__ = ["store", "grad_array", "zero_grad", "scale_", "mark_fresh", "take_fresh",
+           "is_fresh", "incoming_kind", "action_name", "STORE_TABLE"]
+
+_fresh = {}            # id(grad buffer) -> weakref, for buffers written since the last step
+
+
+# ---------------------------------------------------------------------- helpers
+def _row_major_strides(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= s
+    return strides[::-1]
+
+
+def _scatter_parts(g):
+    """(kind, index, values) of a sparse COO gradient, as scattered into a dense buffer."""
+    idx, vals = coo_parts(g)
+    if g.sparse_dim() == 1:
+        return "rows", idx[0], vals
+    strides = torch.tensor(_row_major_strides(g.shape[:g.sparse_dim()]), dtype=torch.int64,
+                           device=idx.device)
+    flat = (idx * strides.unsqueeze(1)).sum(0)
+    if g.dense_dim():
+        inner = int(torch.tensor(g.shape[g.sparse_dim():]).prod())
+        flat = (flat.unsqueeze(1) * inner + torch.arange(inner, device=flat.device)).reshape(-1)
+        vals = vals.reshape(-1)
+    return "flat", flat, vals
+
+
+def _rsp_parts(g, shape, owned=False):
+    """``(values, row ids)`` of the row_sparse form of sparse COO gradient ``g``."""
+    if g.sparse_dim() == 1:
+        if not g.is_coalesced():
+            # None: torch's coalesce; ``owned``: nobody else holds g's values, sum in place
+            idx, vals = coo_parts(g)
+            rows = coalesce_rows(idx, vals, in_place=owned)
+            if rows is not None:
+                return rows[1], rows[0]
+            g = g.coalesce()
+        idx, vals = coo_parts(g)
+        return vals, idx[0]
+    g = g.coalesce()
+    idx, vals = g.indices(), g.values()
+    rows, inv = torch.unique(idx[0], sorted=True, return_inverse=True)
+    data = vals.new_zeros((rows.numel(),) + tuple(shape[1:]))
+    data.index_put_((inv,) + tuple(idx[1:]), vals, accumulate=True)
+    return data, rows
+
+
+def _write(buf, new, add):
+    """Write array ``new`` (any storage type) into ``buf``, or add it (``add``)."""
+    if add:
+        add_into(buf, new)
+    elif buf.stype == DEFAULT:
+        buf._t.copy_(new._dense_tensor())
+        nonzero.forget(buf)
+    else:
+        if new.stype != buf.stype:
+            new = cast_storage(new, buf.stype)
+        if new._data.dtype != buf._data.dtype:
+            new = new._with_data(new._data.to(buf._data.dtype))
+        buf._replace(new)
+
+
+# ---------------------------------------------------------------------- actions
+def _dense_into_dense(buf, var, g, add, owned):
+    """A dense gradient into a dense buffer: copied (or added) in place."""
+    if add:
+        buf._t.add_(g)
+    else:
+        buf._t.copy_(g)
+    nonzero.forget(buf)
+
+
+def _scatter_into_dense(buf, var, g, add, owned):
+    """A sparse gradient into a dense buffer: ``'write'`` clears only the entries the
+    previous sparse write touched (the buffer remembers them), then scatters."""
+    t = buf._t
+    kind, index, vals = _scatter_parts(g)
+    prev = nonzero.entries(buf)
+    if not add:
+        nonzero.clear_dense(buf)
+        prev = None
+    vals = vals if vals.dtype == t.dtype else vals.to(t.dtype)
+    if kind == "rows":
+        t.index_add_(0, index, vals)
+    else:
+        t.view(-1).index_add_(0, index, vals)
+    if (add and prev is None) or (prev is not None and prev.kind != kind):
+        nonzero.forget(buf)
+        return
+    nonzero.remember(buf, kind, index if prev is None else torch.cat([prev.index, index]))
+
+
+def _sparse_into_rsp(buf, var, g, add, owned):
+    """A sparse gradient into a row_sparse buffer: its rows, summed and sorted."""
+    data, rows = _rsp_parts(g, buf.shape, owned)
+    if data.dtype != buf._data.dtype:
+        data = data.to(buf._data.dtype)
+    if not add and buf._grad is None:
+        buf._data, buf._indices = data, rows  # the buffer takes the rows over
+        return
+    _write(buf, RowSparseNDArray._from_parts(data, rows, buf.shape), add)
+
+
+def _cast_into(buf, var, g, add, owned):
+    """A full-shaped gradient into a buffer of another storage type: cast (compact)."""
+    dense = g.to_dense() if g.is_sparse else g
+    _write(buf, cast_storage(NDArray(dense), buf.stype), add)
+
+
+def _values_into(buf, var, g, add, owned):
+    """The gradient w.r.t. a sparse array's stored values: same structure as the array
+    (a sparse ``g`` lists some of its stored rows by position)."""
+    if g.is_sparse:
+        g = g.coalesce()
+        new = RowSparseNDArray._from_parts(g.values(), var._indices[g.indices()[0]], var.shape)
+    else:
+        new = var._with_data(g)
+    _write(buf, new, add)
+
+
+#: (leaf kind, incoming gradient, buffer stype) -> action; every combination is a row
+STORE_TABLE = {
+    ("full", "dense", DEFAULT): _dense_into_dense,
+    ("full", "rows", DEFAULT): _scatter_into_dense,
+    ("full", "coo", DEFAULT): _scatter_into_dense,
+    ("full", "dense", ROW_SPARSE): _cast_into,
+    ("full", "rows", ROW_SPARSE): _sparse_into_rsp,
+    ("full", "coo", ROW_SPARSE): _sparse_into_rsp,
+    ("full", "dense", CSR): _cast_into,
+    ("full", "rows", CSR): _cast_into,
+    ("full", "coo", CSR): _cast_into,
+    ("values", "dense", DEFAULT): _values_into,
+    ("values", "rows", DEFAULT): _values_into,
+    ("values", "dense", ROW_SPARSE): _values_into,
+    ("values", "rows", ROW_SPARSE): _values_into,
+    ("values", "dense", CSR): _values_into,
+    ("values", "rows", CSR): _values_into,
+}
+
+
+def incoming_kind(g):
+    """``'dense'``, ``'rows'`` or ``'coo'``: the kind of a torch gradient.
+
+    >>> incoming_kind(torch.ones(2)), incoming_kind(torch.ones(2, 2).to_sparse(1))
+    ('dense', 'rows')
+    """
+    if not g.is_sparse:
+        return "dense"
+    return "rows" if g.sparse_dim() == 1 else "coo"
+
+
+def action_name(leaf, incoming, buffer_stype):
+    """The name of the store action of a table row (for docs and tests).
+
+    >>> action_name('full', 'dense', 'default')
+    '_dense_into_dense'
+    """
+    return STORE_TABLE[(leaf, incoming, buffer_stype)].__name__
+
+
+# ---------------------------------------------------------------------- entry points
+def store(var, g, accumulate=False, owned=False, full=True):
+    """Store torch gradient ``g`` of variable ``var`` into ``var.grad`` by its ``grad_req``.
+
+    Parameters
+    ----------
+    var : NDArray
+        A variable (its ``_grad`` buffer and ``_grad_req`` are read).
+    g : torch.Tensor
+        The gradient of the variable's leaf (dense or sparse COO).
+    accumulate : bool
+        Add even under ``'write'`` (a second leaf sharing the buffer).
+    owned : bool
+        Nobody else references ``g``: its parts may be reused in place.
+    full : bool
+        The leaf has the variable's whole shape (False: a sparse array's values).
+    """
+    buf = var._grad
+    add = accumulate or var._grad_req == "add"
+    grad_mode = torch.is_grad_enabled()
+    set_grad_enabled(False)
+    try:
+        if g.is_sparse:
+            kind = "rows" if g.sparse_dim() == 1 else "coo"
+        else:
+            kind = "dense"
+        if not full and kind == "coo":
+            g, kind = g.to_dense(), "dense"
+        STORE_TABLE[("full" if full else "values", kind, buf.stype)](buf, var, g, add, owned)
+    finally:
+        set_grad_enabled(grad_mode)
+    _fresh[id(buf)] = weakref.ref(buf)
+
+
+class _Target:
+    """A stand-in variable whose buffer receives a gradient (for :func:`grad_array`)."""
+
+    __slots__ = ("_grad", "_grad_req", "_indices", "shape", "stype", "_with_data")
+
+    def __init__(self, var, buf):
+        self._grad, self._grad_req, self.shape, self.stype = buf, "write", var.shape, var.stype
+        self._indices = getattr(var, "_indices", None)
+        self._with_data = getattr(var, "_with_data", None)
+
+
+def grad_array(var, grads, full=True, stype=None):
+    """Torch gradient(s) of ``var`` as a new array of storage type ``stype`` (by default
+    that of ``var``'s gradient buffer, else of ``var``); a list of tensors is summed.
+
+    >>> import sparsenet as mx
+    >>> x = mx.nd.ones((2, 2)).tostype('row_sparse')
+    >>> grad_array(x, torch.ones(2, 2)).stype
+    'row_sparse'
+    """
+    if stype is None:
+        stype = var._grad.stype if var._grad is not None else var.stype
+    buf = zeros(var.shape, ctx=var.context, dtype=var.dtype, stype=stype)
+    if stype == DEFAULT:
+        nonzero.mark_zero(buf)
+    target = _Target(var, buf)
+    if isinstance(grads, torch.Tensor):
+        grads = [grads]
+    for i, g in enumerate(grads):
+        store(target, g.detach(), accumulate=i > 0, full=full)
+    _fresh.pop(id(buf), None)
+    return buf
+
+
+def zero_grad(buf):
+    """Set a gradient buffer to zero in place (row_sparse/CSR: no stored values).
+
+    A dense buffer whose nonzeros autograd knows is cleared only there.
+
+    >>> import sparsenet as mx
+    >>> g = mx.nd.ones((3,))
+    >>> zero_grad(g)
+    >>> g.asnumpy()
+    array([0., 0., 0.], dtype=float32)
+    """
+    if buf.stype != DEFAULT:
+        buf._replace(zeros(buf.shape, ctx=buf.context, dtype=buf.dtype, stype=buf.stype))
+        return
+    with torch.no_grad():
+        nonzero.clear_dense(buf)
+    nonzero.mark_zero(buf)
+
+
+def scale_(arr, scale):
+    """Multiply gradient ``arr`` in place by ``scale`` (a scalar tensor); zeros stay zeros."""
+    with torch.no_grad():
+        if arr.stype != DEFAULT:
+            arr._data.mul_(scale)
+            return
+        e = nonzero.entries(arr)
+        arr._t.mul_(scale)
+        if e is not None:
+            nonzero.remember(arr, e.kind, e.index)
+
+
+def mark_fresh(buf):
+    """Record that ``buf`` was written by a backward pass (the Trainer updates from it)."""
+    _fresh[id(buf)] = weakref.ref(buf)
+
+
+def is_fresh(buf):
+    """Whether a backward pass wrote ``buf`` since the last :func:`take_fresh`.
+
+    >>> import sparsenet as mx
+    >>> g = mx.nd.zeros((1,)); mark_fresh(g); is_fresh(g), take_fresh(g), is_fresh(g)
+    (True, True, False)
+    """
+    ref = _fresh.get(id(buf))
+    return ref is not None and ref() is buf
+
+
+def take_fresh(buf):
+    """Return :func:`is_fresh` and clear the mark (the update consumed the gradient)."""
+    ref = _fresh.pop(id(buf), None)
+    return ref is not None and ref() is buf

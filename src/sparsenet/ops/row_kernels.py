@@ -1,0 +1,198 @@
+"""Native CPU row kernels: fused lazy optimizer steps, when the C module is built.
+
+A lazy step (row_sparse gradient, ``lazy_update=True``) changes only the rows the
+gradient names. The torch kernels of :mod:`sparsenet.ops.update_rules` gather
+those rows, run several elementwise passes and scatter them back;
+``sparsenet.ops._row_kernels`` (C, built by ``pip install``) reads and writes each
+row once, prefetches the rows a few steps ahead and splits the rows between
+``torch.get_num_threads()`` threads. Same rule, same arithmetic, one pass: see
+BENCHMARKS.md for the measured difference.
+
+:func:`lazy_step` runs a kernel when it applies (CPU, float32 or float64,
+contiguous tensors of one dtype, strictly increasing row indices) and returns
+False otherwise, so that the caller runs its torch kernel, which also serves
+CUDA tensors. The callers are the rule rows' kernels in
+:mod:`sparsenet.ops.update_rules` (one ``*_native`` function per rule). Two
+helpers of the training step use the same module: :func:`sgd_dense` (plain SGD on
+the small dense parameters of a network in one call) and :func:`coalesce_rows`
+(the row_sparse form of a small batch's row gradient). Set
+``SPARSENET_NATIVE_ROWS=0`` (or :data:`ENABLED` to False) to use the torch kernels
+everywhere.
+
+>>> import torch
+>>> w = torch.ones(4, 2); g = torch.full((2, 2), 2.0); rows = torch.tensor([1, 3])
+>>> lazy_step("sgd", w, (), g, rows, lr=0.5) == available()
+True
+>>> w[:, 0].tolist() if available() else [1.0, 0.0, 1.0, 0.0]
+[1.0, 0.0, 1.0, 0.0]
+"""
+import os
+
+import torch
+
+from ..torch_compat import increment_version as _bump_versions
+
+try:
+    from . import _row_kernels as _native
+except ImportError:  # built without a C compiler: the torch kernels do the work
+    _native = None
+
+__all__ = ["ENABLED", "available", "lazy_step", "sgd_dense", "coalesce_rows"]
+
+ENABLED = os.environ.get("SPARSENET_NATIVE_ROWS", "1") != "0"
+_NUM_ARRAYS = {"sgd": 1, "sgd_mom": 2, "adam": 3, "adagrad": 2}
+_DTYPES = (torch.float32, torch.float64)
+_COALESCE_MAX = 1024  # more ids: torch's coalesce (its sort wins from about 2,000 ids)
+_SMALL = 1 << 16  # elements: larger dense weights go to torch's multi-threaded kernels
+
+
+def available():
+    """Whether the native kernels are built and enabled.
+
+    >>> isinstance(available(), bool)
+    True
+    """
+    return ENABLED and _native is not None
+
+
+def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_grad=1.0,
+              clip_gradient=-1.0, a=0.0, b=0.0, epsilon=0.0):
+    """Run the native lazy ``kernel`` in place; return False where it does not apply.
+
+    Parameters
+    ----------
+    kernel : {'sgd', 'sgd_mom', 'adam', 'adagrad'}
+        The rule, as the torch kernel of the same name in ``ops/update_rules/``.
+    weight : torch.Tensor
+        Every row of the weight, updated in place.
+    states : tuple of torch.Tensor
+        Every row of each state (momentum; Adam's mean and variance; AdaGrad's
+        history), updated in place.
+    grad_rows : torch.Tensor
+        The gradient's stored rows, ``(len(rows),) + weight.shape[1:]``.
+    rows : torch.Tensor
+        int64 row of each gradient row.
+    lr, wd, rescale_grad, clip_gradient, epsilon : float
+        The rule's parameters (``clip_gradient < 0``: no clipping).
+    a, b : float
+        ``momentum`` for ``'sgd_mom'``; ``beta1, beta2`` for ``'adam'``.
+
+    Returns
+    -------
+    bool
+        True when the step was done; False when the caller's torch kernel must do it
+        (not built, not a CPU float tensor, not contiguous, rows not strictly
+        increasing). Nothing is written when False is returned.
+
+    Raises
+    ------
+    IndexError
+        A row index is negative or not below ``weight.shape[0]``.
+
+    Examples
+    --------
+    >>> w, m = torch.ones(3, 2), torch.zeros(3, 2)
+    >>> done = lazy_step("sgd_mom", w, (m,), torch.ones(1, 2), torch.tensor([2]), lr=0.5, a=0.9)
+    >>> w[:, 0].tolist() if done else [1.0, 1.0, 0.5]
+    [1.0, 1.0, 0.5]
+    """
+    if not ENABLED or _native is None:
+        return False
+    # as few tensor queries as will do: this runs once per step, often with cold caches
+    dtype, shape = weight.dtype, weight.shape
+    if (dtype not in _DTYPES or not shape or len(states) + 1 != _NUM_ARRAYS[kernel]
+            or rows.dtype != torch.int64 or not rows.is_cpu or not rows.is_contiguous()):
+        return False
+    n = rows.numel()
+    for t in (weight, grad_rows) + tuple(states):
+        if t.dtype != dtype or not t.is_cpu or not t.is_contiguous():
+            return False
+    cols = weight.stride(0)  # elements per row (weight is contiguous)
+    if grad_rows.numel() != n * cols:
+        return False
+    for t in states:
+        if t.shape != shape:
+            return False
+    ptr = [weight.data_ptr()] + [t.data_ptr() for t in states] + [0] * (2 - len(states))
+    rc = getattr(_native, kernel)(
+        ptr[0], ptr[1], ptr[2], grad_rows.data_ptr(), rows.data_ptr(), n, cols, shape[0],
+        dtype == torch.float64, torch.get_num_threads(), float(lr), float(wd),
+        float(rescale_grad), -1.0 if clip_gradient is None else float(clip_gradient), float(a),
+        float(b), float(epsilon))
+    if rc:
+        return False
+    _bump_versions((weight,) + tuple(states))  # written through raw pointers
+    return True
+
+
+def sgd_dense(weights, grads, lr, rescale_grad):
+    """Plain SGD, ``w = w + (rescale_grad * g) * (-lr)``, on the small dense CPU tensors of a
+    list in one native call; return the ``(weight, grad)`` pairs it did not take.
+
+    One call instead of two ``torch._foreach_*`` kernels for the biases and small
+    layers of a network, which take more time to dispatch than to compute. The
+    per-weight dense SGD rule (``sgd_update``) takes the same path for the same
+    tensors, so a list update and one update per weight give the same bits.
+
+    >>> ws, gs = [torch.ones(2), torch.ones(3)], [torch.ones(2), torch.full((3,), 2.0)]
+    >>> rest = sgd_dense(ws, gs, lr=0.5, rescale_grad=0.5)
+    >>> len(rest) == (0 if available() else 2)
+    True
+    """
+    if not ENABLED or _native is None:
+        return list(zip(weights, grads))
+    groups, rest = {torch.float32: ([], [], [], []), torch.float64: ([], [], [], [])}, []
+    for w, g in zip(weights, grads):
+        group = groups.get(w.dtype)
+        n = w.numel()
+        if (group is not None and g.dtype == w.dtype and n <= _SMALL and w.is_cpu and g.is_cpu
+                and w.shape == g.shape and w.is_contiguous() and g.is_contiguous()):
+            group[0].append(w)
+            group[1].append(w.data_ptr())
+            group[2].append(g.data_ptr())
+            group[3].append(n)
+        else:
+            rest.append((w, g))
+    for dtype, (ws, wp, gp, ns) in groups.items():
+        if ws:
+            _native.sgd_dense(tuple(wp), tuple(gp), tuple(ns), float(lr), float(rescale_grad),
+                              dtype == torch.float64)
+            _bump_versions(ws)
+    return rest
+
+
+def coalesce_rows(rows, values, in_place=False):
+    """Sorted distinct ``rows`` and, for each, the sum of its ``values`` rows; None where the
+    native kernel does not apply (then use torch's ``coalesce``).
+
+    The row gradient of ``embedding_bag`` (``dot(csr, W)``) has one row per stored
+    value of the batch, with repeats; a row_sparse gradient holds each row once, in
+    order. Repeats are summed in their original order. Only small batches take this
+    path (up to 1,024 ids), where torch's coalesce costs more: about 7.8 against 5.6 us at
+    100 ids of 128 floats, 38 against 26 us at 1,000.
+    With ``in_place`` the sums are written over ``values`` (a view of it is returned):
+    for values nobody else holds, such as those of a gradient autograd has just handed
+    over. ``rows`` is never written (a sparse gradient's ids are often the input's own
+    index tensor); it may also be given as the ``(1, n)`` index tensor of a sparse COO
+    tensor.
+
+    >>> got = coalesce_rows(torch.tensor([4, 1, 4]), torch.tensor([[1.0], [2.0], [3.0]]))
+    >>> got is None or (got[0].tolist(), got[1].tolist()) == ([1, 4], [[2.0], [4.0]])
+    True
+    """
+    if not ENABLED or _native is None:
+        return None
+    n = rows.numel()
+    if (n > _COALESCE_MAX or rows.dtype != torch.int64 or not rows.is_cpu
+            or values.dtype not in _DTYPES or not values.is_cpu or values.dim() < 1
+            or values.shape[0] != n or not rows.is_contiguous() or not values.is_contiguous()):
+        return None
+    out_rows = rows.new_empty(n)  # int64 on the CPU, as rows (cheaper than torch.empty here)
+    out_values = values if in_place else torch.empty_like(values)
+    cols = values.numel() // n if n else 0
+    m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, cols,
+                              values.dtype == torch.float64, out_rows.data_ptr(),
+                              out_values.data_ptr())
+    if in_place:
+        _bump_versions((values,))
+    return (out_rows, out_values) if m == n else (out_rows[:m], out_values[:m])

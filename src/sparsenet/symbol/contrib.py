@@ -1,0 +1,28 @@
+"""``mx.sym.contrib``: the symbolic forms of the registry operators ``mx.nd.contrib`` offers.
+
+The table is read from ``mx.nd.contrib``, so both namespaces always name the
+same operators (``SparseEmbedding`` is the registry's ``_contrib_SparseEmbedding``).
+
+>>> import sparsenet as mx
+>>> e = mx.sym.contrib.SparseEmbedding(mx.sym.var('ids'), input_dim=10, output_dim=4)
+>>> e.name.startswith('sparseembedding'), e.list_arguments()[1].endswith('_weight')
+(True, True)
+"""
+from ..ndarray import contrib as _nd_contrib
+from ..ops.registry import Operator
+from .op import SYMBOL_OPS
+
+
+def _contrib_table():
+    table = {}
+    for alias in _nd_contrib.__all__:
+        obj = getattr(_nd_contrib, alias)
+        if isinstance(obj, Operator):
+            table[alias] = SYMBOL_OPS[obj.name]
+    return table
+
+
+CONTRIB_SYMBOL_OPS = _contrib_table()
+globals().update(CONTRIB_SYMBOL_OPS)
+
+__all__ = sorted(CONTRIB_SYMBOL_OPS)
