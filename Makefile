@@ -38,13 +38,13 @@ test-native-off: setup
 	  $(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
 
 # each torch in a venv of its own (PyPI's Linux wheels of these releases are CUDA builds; the
-# tests run on the CPU); PIP_CONSTRAINT= lifts a machine-wide cap on the torch version
+# tests run on the CPU); PIP_CONSTRAINT=/dev/null lifts a machine-wide cap on the torch version
 test-compat:
 	@for v in $(TORCH_MIN) $(TORCH_NEW); do \
 	  echo "== torch $$v"; \
 	  test -x .venv-torch-$$v/bin/python || $(PYTHON) -m venv .venv-torch-$$v || exit 1; \
-	  PIP_CONSTRAINT= .venv-torch-$$v/bin/pip install -q "torch==$$v" || exit 1; \
-	  PIP_CONSTRAINT= .venv-torch-$$v/bin/pip install -q -e ".[test]" || exit 1; \
+	  PIP_CONSTRAINT=/dev/null .venv-torch-$$v/bin/pip install -q "torch==$$v" || exit 1; \
+	  PIP_CONSTRAINT=/dev/null .venv-torch-$$v/bin/pip install -q -e ".[test]" || exit 1; \
 	  OMP_NUM_THREADS=1 .venv-torch-$$v/bin/python -m pytest -n 2 -q $(PYTEST_ARGS) || exit 1; \
 	done
 

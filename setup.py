@@ -13,9 +13,11 @@ setup(
     ext_modules=[
         Extension(
             "sparsenet.io.libsvm._native",
-            sources=["src/sparsenet/io/libsvm/_native.c"],
-            depends=["src/sparsenet/io/libsvm/numbers.h", "src/sparsenet/io/libsvm/buffers.h",
-                     "src/sparsenet/io/libsvm/format.h"],
+            sources=["src/sparsenet/io/libsvm/_native.c",  # the parser, the method table
+                     "src/sparsenet/io/libsvm/_native_write.c"],  # the writer
+            depends=["src/sparsenet/io/libsvm/errors.h", "src/sparsenet/io/libsvm/numbers.h",
+                     "src/sparsenet/io/libsvm/buffers.h", "src/sparsenet/io/libsvm/format.h",
+                     "src/sparsenet/io/libsvm/write.h"],
             include_dirs=["src/sparsenet/io/libsvm"],
             extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-parameter"],
             optional=True,

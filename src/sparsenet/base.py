@@ -10,7 +10,8 @@ import torch
 __all__ = [
     "SparsenetError", "MXNetError", "StorageFallbackError", "StorageFallbackWarning",
     "StorageTypeError", "SparseFormatError", "FileFormatError", "NotSupportedForSparseNDArray",
-    "InvalidArgumentError", "InvalidArgumentTypeError",
+    "InvalidArgumentError", "InvalidArgumentTypeError", "ShapeError", "IndexOutOfRangeError",
+    "UnknownOperatorError",
     "OperatorArgumentError", "ParameterAssertionError", "NotImplementedForSymbol",
     "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name",
     "py_str", "string_types", "numeric_types", "integer_types",
@@ -57,6 +58,37 @@ class InvalidArgumentError(SparsenetError, ValueError):
 
 class InvalidArgumentTypeError(SparsenetError, TypeError):
     """An argument has a type the function cannot use (the message names it and what fits)."""
+
+
+class ShapeError(InvalidArgumentError):
+    """Input shapes do not fit the operator (e.g. ``dot`` of (3, 4) and (5, 2)).
+
+    >>> import sparsenet as mx
+    >>> try:
+    ...     mx.nd.ones((2, 3)) + mx.nd.ones((4, 5))
+    ... except ValueError as e:
+    ...     print(type(e).__name__, isinstance(e, mx.MXNetError))
+    ShapeError True
+    """
+
+
+class IndexOutOfRangeError(InvalidArgumentError, IndexError):
+    """An axis or an index is out of range (catchable as ``IndexError`` and ``ValueError``).
+
+    >>> import sparsenet as mx
+    >>> try:
+    ...     mx.nd.sum(mx.nd.ones((2, 3)), axis=2)
+    ... except IndexError as e:
+    ...     print(type(e).__name__, isinstance(e, ValueError))
+    IndexOutOfRangeError True
+    """
+
+
+class UnknownOperatorError(SparsenetError, KeyError):
+    """No operator is registered under the name asked for."""
+
+    def __str__(self):  # KeyError quotes its message; keep it readable
+        return str(self.args[0]) if self.args else ""
 
 
 class OperatorArgumentError(SparsenetError, TypeError):

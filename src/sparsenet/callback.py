@@ -199,7 +199,7 @@ class EpochProgressBar:
         self._bar = None
 
     def start(self, epoch):
-        from tqdm.auto import tqdm
+        from tqdm.auto import tqdm  # on first use: importing tqdm.auto takes ~80 ms
         self.close()
         self._bar = tqdm(total=self.total, desc=f"Epoch {epoch}", unit="batch", leave=True,
                          file=self.file if self.file is not None else sys.stderr,

@@ -17,6 +17,8 @@ import warnings
 
 import torch
 
+from .base import SparsenetError
+
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
 
 _DEFAULT_CTX_DEPRECATED = ("Context.default_ctx has been deprecated. Please use "
@@ -123,7 +125,6 @@ class Context(metaclass=_ContextMeta):
             return
         n = torch.cuda.device_count() if torch.cuda.is_available() else 0
         if self.device_id >= n:
-            from .base import SparsenetError
             raise SparsenetError(f"{self} is not available: torch sees {n} CUDA device(s); "
                                  f"use mx.cpu() or check mx.test_utils.list_gpus()")
 

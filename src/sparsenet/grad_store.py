@@ -34,13 +34,13 @@ import weakref
 import torch
 
 from .ndarray import nonzero
-from .ndarray.cast_storage import cast_storage
 from .ndarray.creation import zeros
 from .ndarray.ndarray import NDArray
 from .ndarray.row_sparse import RowSparseNDArray
 from .ndarray.stype import CSR, DEFAULT, ROW_SPARSE
 from .ops.arithmetic import add_into
-from .ops.native_rows import coalesce_rows
+from .ops.cast import cast_storage
+from .ops.row_kernels import coalesce_rows
 from .torch_compat import coo_parts, set_grad_enabled
 
 __all__ = ["store", "grad_array", "zero_grad", "scale_", "mark_fresh", "take_fresh",
@@ -102,7 +102,7 @@ def _write(buf, new, add):
         nonzero.forget(buf)
     else:
         if new.stype != buf.stype:
-            new = cast_storage(new, buf.stype)
+            new = cast_storage(new, stype=buf.stype)
         if new._data.dtype != buf._data.dtype:
             new = new._with_data(new._data.to(buf._data.dtype))
         buf._replace(new)
@@ -152,7 +152,7 @@ def _sparse_into_rsp(buf, var, g, add, owned):
 def _cast_into(buf, var, g, add, owned):
     """A full-shaped gradient into a buffer of another storage type: cast (compact)."""
     dense = g.to_dense() if g.is_sparse else g
-    _write(buf, cast_storage(NDArray(dense), buf.stype), add)
+    _write(buf, cast_storage(NDArray(dense), stype=buf.stype), add)
 
 
 def _values_into(buf, var, g, add, owned):

@@ -18,12 +18,15 @@ array([[0.5, 0.5, 0.5],
 Zero()
 """
 import json
+import logging
 import math
 
 import numpy as np
 import torch
 
+from .ndarray.cast_storage import dense_to_csr
 from .ndarray.ndarray import NDArray, to_tensor
+from .ndarray.row_sparse import RowSparseNDArray
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One",
            "Constant", "Uniform", "Normal", "Xavier", "MSRAPrelu"]
@@ -58,8 +61,6 @@ class InitDesc(str):
 
 def _fill(arr, values):
     """Write ``values`` (tensor of ``arr``'s shape) into ``arr`` in place; rsp keeps all rows."""
-    from .ndarray.cast_storage import dense_to_csr
-    from .ndarray.row_sparse import RowSparseNDArray
     with torch.no_grad():
         if arr.stype == "default":
             arr._t.copy_(values)
@@ -120,7 +121,6 @@ class Initializer:
 
     def _verbose_print(self, desc, init, arr):
         if self._verbose and self._print_func:
-            import logging
             logging.info("Initialized %s as %s: %s", desc, init, self._print_func(arr))
 
     def dumps(self):

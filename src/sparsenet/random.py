@@ -27,7 +27,7 @@ import torch
 
 from .base import InvalidArgumentError, InvalidArgumentTypeError, torch_dtype
 from .context import as_context
-from .ndarray.ndarray import NDArray
+from .ndarray.ndarray import NDArray, copy_into
 from .ops import sampling
 from .ops.sampling import shuffle
 
@@ -56,7 +56,6 @@ def _shape(shape, default):
 
 def _finish(t, out):
     if out is not None:
-        from .ndarray.cast_storage import copy_into
         return copy_into(NDArray(t), out)
     return NDArray(t)
 

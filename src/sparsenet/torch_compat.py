@@ -17,7 +17,7 @@ False
 import torch
 import torch.nn.functional as F
 
-__all__ = ["set_grad_enabled", "run_backward", "increment_version", "coo_parts",
+__all__ = ["set_grad_enabled", "run_backward", "run_grad", "increment_version", "coo_parts",
            "embedding_bag", "node_metadata", "fused_adam", "PRIVATE"]
 
 
@@ -69,6 +69,42 @@ def run_backward(outs, grads, retain_graph):
         torch.autograd.backward(list(outs), list(grads), retain_graph=retain_graph)
 
 
+def run_grad(outs, grads, inputs, retain_graph):
+    """The gradients of ``outs`` (head gradients ``grads``, shapes already matching) with
+    respect to ``inputs``, None for an input they do not reach, as ``torch.autograd.grad``
+    with ``allow_unused=True``; nothing is accumulated into ``.grad``.
+
+    >>> import torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> run_grad([x * 3], [torch.ones(2)], [x], retain_graph=False)[0]
+    tensor([3., 3.])
+    """
+    engine, entry = PRIVATE["engine"], PRIVATE["engine_run_backward"]
+    if engine is not None and outs[0].is_cpu:
+        return engine.run_backward(tuple(outs), tuple(grads), bool(retain_graph), False,
+                                   tuple(inputs), allow_unreachable=True, accumulate_grad=False)
+    if entry is not None:
+        return entry(tuple(outs), tuple(grads), bool(retain_graph), False, tuple(inputs),
+                     allow_unreachable=True, accumulate_grad=False)
+    return torch.autograd.grad(list(outs), list(inputs), list(grads), retain_graph=retain_graph,
+                               allow_unused=True)
+
+
+def _increment_takes_lists():
+    """Whether the private ``_increment_version`` takes a list (newer torch) or one tensor."""
+    private = PRIVATE["increment_version"]
+    if private is None:
+        return False
+    try:
+        private([torch.zeros(1)])
+    except (TypeError, RuntimeError):
+        return False
+    return True
+
+
+_INCREMENT_LISTS = _increment_takes_lists()
+
+
 def increment_version(tensors):
     """Bump the autograd version counter of tensors written in place by a native kernel.
 
@@ -79,12 +115,15 @@ def increment_version(tensors):
     if not isinstance(tensors, (list, tuple)):
         tensors = [tensors]
     private = PRIVATE["increment_version"]
-    if private is not None:
+    if _INCREMENT_LISTS:
         private(tensors)
-        return
-    for t in tensors:  # public: an in-place no-op that autograd counts as a write
-        with torch.no_grad():
-            t.add_(0)
+    elif private is not None:  # torch < 2.5 takes one tensor a call
+        for t in tensors:
+            private(t)
+    else:
+        for t in tensors:  # public: an in-place no-op that autograd counts as a write
+            with torch.no_grad():
+                t.add_(0)
 
 
 def coo_parts(g):

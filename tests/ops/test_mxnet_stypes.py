@@ -96,7 +96,9 @@ _DELIBERATE_BY_REASON = {
            for st, stype in (("csr", C), ("rsp", R))},
         "nd.broadcast_mul(dns,csr)": C, "nd.broadcast_mul(csr,csr)": C,
         "nd.broadcast_mul(dns,rsp)": R, "nd.broadcast_mul(rsp,dns)": R,
-        "nd.broadcast_mul(rsp,rsp)": R, "nd.broadcast_div(csr,dns)": D},
+        "nd.broadcast_mul(rsp,rsp)": R},
+    "broadcast_div(csr, dns) on equal shapes stays CSR, 0/0 stored as NaN; 1.9.1 raises": {
+        "nd.broadcast_div(csr,dns)": C},
     "row_sparse times a dense row or column vector stays row_sparse; 1.9.1 densifies": _same(
         ["sparse.multiply(rsp,dns)[rhs=(1,4)]", "sparse.multiply(rsp,dns)[rhs=(3,1)]",
          "nd.broadcast_mul(rsp,dns)[rhs=(1,4)]", "nd.broadcast_mul(rsp,dns)[rhs=(3,1)]"], R),
@@ -104,7 +106,8 @@ _DELIBERATE_BY_REASON = {
         "__mul__(dns,csr)": C, "__mul__(dns,rsp)": R, "__truediv__(csr,dns)": D},
     "scalar operators keep the storage type when they map zero to zero": {
         "__rsub__(csr)[other=0.0]": C, "__rsub__(rsp)[other=0.0]": R,
-        "__pow__(csr)[other=2.0]": C, "__pow__(rsp)[other=2.0]": R},
+        "__pow__(csr)[other=2.0]": C, "__pow__(rsp)[other=2.0]": R,
+        "contrib.quadratic(rsp)[a=1.0,b=2.0,c=0.0]": R},
     "no kernel in 1.9.1 ('Operator not implemented', no fallback): sparsenet falls back or has "
     "a kernel": {
         **_same(_SQUARE_SUM, D), "sparse.retain(dns,dns)": D, "sparse.retain(csr,dns)": D,
@@ -154,29 +157,7 @@ _LAZY_VALUES = set(_DELIBERATE_BY_REASON[
 # ---------------------------------------------------------------------------------------------
 # Records sparsenet does not match yet: cause -> record ids. Strict xfail (see issue 12):
 # remove an entry when it starts passing.
-_KNOWN_BY_CAUSE = {
-    "make_loss has no csr/row_sparse rule (falls back; MXNet keeps the storage type)": [
-        "nd.make_loss(csr)", "nd.make_loss(rsp)"],
-    "operator missing: mx.nd.contrib.round_ste": [
-        "contrib.round_ste(dns)", "contrib.round_ste(csr)", "contrib.round_ste(rsp)"],
-    "operator missing: mx.nd.contrib.sign_ste": [
-        "contrib.sign_ste(dns)", "contrib.sign_ste(csr)", "contrib.sign_ste(rsp)"],
-    "contrib.quadratic(rsp, c=0) keeps row_sparse; MXNet densifies (undocumented difference)": [
-        "contrib.quadratic(rsp)[a=1.0,b=2.0,c=0.0]"],
-    "getnnz of a non-CSR array raises a builtin TypeError, not a SparsenetError": [
-        f"contrib.getnnz({st})[axis={a}]" for st in ("dns", "rsp") for a in ("None", "0", "1")],
-    "dense lhs with a csr/row_sparse (1,4) or (3,1) rhs crashes with a torch RuntimeError "
-    "(expand to the vector's shape)": _DNS_PLUS_SPARSE_VECTOR,
-    "broadcast_div(csr, dns) on equal shapes returns CSR and drops the 0/0 NaNs (elemwise_div "
-    "and csr / dns give the dense result)": ["nd.broadcast_div(csr,dns)"],
-    "dot ignores forward_stype='default' when a sparse rule matches": [
-        "nd.dot(dns,csr)[transpose_a=False,transpose_b=False,forward_stype=default]",
-        "nd.dot(dns,csr)[transpose_a=False,transpose_b=True,forward_stype=default]",
-        "nd.dot(csr,dns)[transpose_a=True,transpose_b=False,forward_stype=default]",
-        "nd.dot(csr,rsp)[transpose_a=True,transpose_b=False,forward_stype=default]"],
-    "dot(csr, dns, transpose_a=True, transpose_b=True) returns row_sparse; MXNet dense "
-    "(undocumented difference)": ["nd.dot(csr,dns)[transpose_a=True,transpose_b=True]"],
-}
+_KNOWN_BY_CAUSE = {}
 KNOWN_MISMATCHES = {i: cause for cause, ids in _KNOWN_BY_CAUSE.items() for i in ids}
 
 

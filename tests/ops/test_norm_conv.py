@@ -472,7 +472,7 @@ def test_leakyrelu_prelu_needs_gamma():
 # ------------------------------------------------------------- symbols and shape inference
 def test_symbol_infer_shape_of_layer_ops():
     data = mx.sym.var("data")
-    # measured with MXNet 1.9.1 (arguments; BatchNorm's moving stats are arguments here)
+    # measured with MXNet 1.9.1 (arguments; BatchNorm's moving stats are auxiliary states)
     s = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, name="c")
     assert s.infer_shape(data=(2, 3, 5, 5))[:2] == ([(2, 3, 5, 5), (4, 3, 3, 3), (4,)],
                                                      [(2, 4, 3, 3)])
@@ -503,10 +503,11 @@ def test_symbol_infer_shape_of_layer_ops():
     for op, extra, shapes in [("LayerNorm", {}, [(2,), (2,)]),
                               ("GroupNorm", {"num_groups": 2}, [(2,), (2,)]),
                               ("InstanceNorm", {}, [(4,), (4,)]),
-                              ("BatchNorm", {}, [(4,)] * 4)]:
+                              ("BatchNorm", {}, [(4,)] * 2)]:
         s = getattr(mx.sym, op)(data, name="n", **extra)
-        args, outs, _ = s.infer_shape(data=(2, 4, 3, 2))
+        args, outs, aux = s.infer_shape(data=(2, 4, 3, 2))
         assert args[1:] == shapes and outs == [(2, 4, 3, 2)], op
+        assert aux == ([(4,)] * 2 if op == "BatchNorm" else []), op
 
 
 def test_symbol_simple_bind_with_data_shape_only():
@@ -516,7 +517,7 @@ def test_symbol_simple_bind_with_data_shape_only():
     net = mx.sym.Pooling(net, kernel=(2, 2), stride=(2, 2), pool_type="max")
     exe = net.simple_bind(mx.cpu(), data=(2, 3, 6, 6))
     assert exe.arg_dict["c_weight"].shape == (4, 3, 3, 3)
-    assert exe.arg_dict["bn_moving_var"].shape == (4,)
+    assert exe.aux_dict["bn_moving_var"].shape == (4,)
     rng = np.random.default_rng(5)
     xd = rng.standard_normal((2, 3, 6, 6)).astype(np.float32)
     wd = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
@@ -525,8 +526,8 @@ def test_symbol_simple_bind_with_data_shape_only():
     exe.arg_dict["c_bias"][:] = mx.nd.zeros((4,))
     exe.arg_dict["bn_gamma"][:] = mx.nd.ones((4,))
     exe.arg_dict["bn_beta"][:] = mx.nd.zeros((4,))
-    exe.arg_dict["bn_moving_mean"][:] = mx.nd.zeros((4,))
-    exe.arg_dict["bn_moving_var"][:] = mx.nd.ones((4,))
+    exe.aux_dict["bn_moving_mean"][:] = mx.nd.zeros((4,))
+    exe.aux_dict["bn_moving_var"][:] = mx.nd.ones((4,))
     out = exe.forward(is_train=False)[0]
     conv = F.conv2d(torch.tensor(xd), torch.tensor(wd), padding=1) / np.sqrt(1 + 1e-3)
     _close(out, F.max_pool2d(conv, 2, 2).numpy(), atol=1e-4)

@@ -106,7 +106,7 @@ def test_positional_parameters_and_unknown_names():
 
 def test_docstrings_carry_the_storage_table():
     doc = mx.nd.dot.__doc__
-    assert "Storage types" in doc and "| csr, dns | rsp | transpose_a=True |" in doc
+    assert "Storage types" in doc and "| csr, dns | rsp | transpose_a=True, transpose_b=False |" in doc
     assert mx.nd.dot.__name__ == "dot"
 
 

@@ -31,6 +31,8 @@ from collections import OrderedDict, defaultdict
 from .. import initializer, ndarray as nd
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import _MULTI_DEVICE
+from ..symbol.symbol import Symbol
+from .hybrid import export_block, run_hybridized, symbolic_forward
 from .parameter import DeferredInitializationError, Parameter, ParameterDict
 from .utils import HookHandle, _brief_print_list, _indent
 
@@ -382,7 +384,7 @@ class Block:
             rows.append((f"{type(block).__name__}-{len(rows)}", shape_str(outputs), n,
                          trainable, shared))
 
-        from .nn.basic_layers import HybridSequential, Sequential
+        from .nn.basic_layers import HybridSequential, Sequential  # they subclass Block
 
         def register(block):
             if not isinstance(block, (Sequential, HybridSequential)):
@@ -490,7 +492,7 @@ class HybridBlock(Block):
 
         The graph is built by calling ``hybrid_forward`` with ``F = mx.sym`` and
         runs with the symbolic executor's operators (see
-        :mod:`sparsenet.gluon.symbol_block`); ``active=False`` returns to
+        :mod:`sparsenet.gluon.hybrid`); ``active=False`` returns to
         imperative calls.
         """
         self._active = active
@@ -524,12 +526,9 @@ class HybridBlock(Block):
         cached graph.
         """
         if not isinstance(x, NDArray):  # the NDArray test first: it is the common call
-            from ..symbol.symbol import Symbol
             if isinstance(x, Symbol):
-                from .symbol_block import symbolic_forward
                 return symbolic_forward(self, x, *args)
         if self._active:
-            from .symbol_block import run_hybridized
             out = run_hybridized(self, x, *args)
             if out is not NotImplemented:
                 return out
@@ -561,7 +560,6 @@ class HybridBlock(Block):
         Call ``hybridize()`` and run the block once first. Returns the two file
         names; :meth:`SymbolBlock.imports` loads them.
         """
-        from .symbol_block import export_block
         return export_block(self, path, epoch)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

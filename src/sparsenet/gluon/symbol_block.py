@@ -1,175 +1,25 @@
-"""Hybridized execution and :class:`SymbolBlock`: Gluon blocks as symbol graphs.
+""":class:`SymbolBlock`: a Gluon block that computes a given Symbol.
 
-``block.hybridize()`` makes a :class:`~sparsenet.gluon.HybridBlock` build its
-graph once, by calling ``hybrid_forward`` with ``F = mx.sym`` (children are
-traced into the same graph), and then run that graph with the symbolic
-executor's :class:`~sparsenet.symbol.executor.Program`: the registry's
-operators on the parameters' own arrays, in the caller's autograd state. So
-``autograd.record()`` / ``backward()`` and the Trainer work unchanged, and a
-parameter with a row_sparse gradient still gets only the rows a batch touches.
-``export()`` writes the graph and the parameters; :meth:`SymbolBlock.imports`
-loads them back as a block.
+The symbol's arguments other than the inputs become the block's Parameters; the
+block runs its graph through :class:`~sparsenet.gluon.hybrid.CachedGraph`, as a
+hybridized block does. :meth:`SymbolBlock.imports` loads a block ``export()``-ed
+by a hybridized block.
 
 >>> import sparsenet as mx
->>> net = mx.gluon.nn.Dense(2, in_units=3, prefix='fc_')
->>> net.initialize(mx.init.One())
->>> net.hybridize()
->>> net(mx.nd.ones((1, 3))).asnumpy()
-array([[3., 3.]], dtype=float32)
->>> net._cached_graph.symbol.list_arguments()
-['data', 'fc_weight', 'fc_bias']
+>>> x = mx.sym.var('data')
+>>> blk = mx.gluon.SymbolBlock(2 * x, x)
+>>> blk(mx.nd.ones((1, 2))).asnumpy()
+array([[2., 2.]], dtype=float32)
 """
 import numpy as np
 
 from .. import symbol as sym_mod
-from ..ndarray import serialization
-from ..ndarray.ndarray import NDArray
-from ..symbol.executor import Program
 from ..symbol.symbol import Group, Symbol, Variable
 from .block import HybridBlock
-from .parameter import DeferredInitializationError, ParameterDict
+from .hybrid import CachedGraph, params_ready
+from .parameter import ParameterDict
 
-__all__ = ["SymbolBlock", "CachedGraph", "param_variable", "symbolic_forward",
-           "run_hybridized", "export_block"]
-
-
-def param_variable(param):
-    """The symbol Variable standing for a Gluon Parameter (created once per parameter).
-
-    It carries the parameter's name, shape (when known), dtype, storage type,
-    ``lr_mult``, ``wd_mult`` and initializer.
-    """
-    var = getattr(param, "_var", None)
-    if var is None:
-        shape = param.shape
-        known = shape is not None and all(s > 0 for s in shape)
-        var = Variable(param.name, shape=shape if known else None, dtype=param.dtype,
-                       stype=param.stype, lr_mult=param.lr_mult, wd_mult=param.wd_mult,
-                       init=param.init)
-        param._var = var
-    return var
-
-
-def symbolic_forward(block, *inputs):
-    """``block.hybrid_forward(mx.sym, *inputs, **parameter variables)`` (tracing)."""
-    params = {k: param_variable(p) for k, p in block._reg_params.items()}
-    return block.hybrid_forward(sym_mod, *inputs, **params)
-
-
-def _input_names(n):
-    return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
-
-
-class CachedGraph:
-    """A block's graph and the parameters its arguments stand for; runs one Program per stypes.
-
-    Parameters
-    ----------
-    symbol : Symbol
-        The graph (a Group when the block returns several outputs).
-    input_names : list of str
-        Arguments fed by the call's inputs, in order.
-    params : dict of str to Parameter
-        The Parameter behind each other argument.
-    structure : str
-        ``'single'``, ``'list'`` or ``'tuple'``: how outputs are returned.
-    """
-
-    def __init__(self, symbol, input_names, params, structure="single"):
-        self.symbol = symbol
-        self.input_names = list(input_names)
-        args = symbol.list_arguments()
-        missing = [n for n in self.input_names if n not in args]
-        if missing:
-            raise ValueError(f"the graph does not use the input(s) {missing}; its arguments are "
-                             f"{args}")
-        unknown = [n for n in args if n not in self.input_names and n not in params]
-        if unknown:
-            raise ValueError(f"the graph's argument(s) {unknown} are neither inputs nor "
-                             f"parameters of the block")
-        self.arg_names = args
-        self.params = params
-        self.structure = structure
-        self._programs = {}
-
-    @classmethod
-    def trace(cls, block, num_inputs):
-        """Build the graph of ``block`` for ``num_inputs`` inputs (``data`` or ``data0``...)."""
-        inputs = [Variable(n) for n in _input_names(num_inputs)]
-        out = block(*inputs)
-        if isinstance(out, Symbol):
-            symbol, structure = out, "single" if len(out) == 1 else "list"
-        elif isinstance(out, (list, tuple)) and all(isinstance(o, Symbol) for o in out):
-            symbol, structure = Group(list(out)), type(out).__name__
-        else:
-            raise TypeError(f"{type(block).__name__}.hybrid_forward must return Symbols when "
-                            f"F is mx.sym, got {type(out).__name__}")
-        params = {p.name: p for p in block.collect_params().values()}
-        return cls(symbol, _input_names(num_inputs), params, structure)
-
-    def __call__(self, *inputs):
-        if len(inputs) != len(self.input_names):
-            raise ValueError(f"the hybridized graph takes {len(self.input_names)} inputs, got "
-                             f"{len(inputs)}")
-        for i, x in enumerate(inputs):
-            if not isinstance(x, NDArray):
-                raise TypeError(f"hybridized block: input {i} must be an NDArray, got "
-                                f"{type(x).__name__}")
-        ctx = inputs[0].context
-        given = dict(zip(self.input_names, inputs))
-        arrays = [given[n] if n in given else self.params[n].data(ctx) for n in self.arg_names]
-        key = tuple(a.stype for a in arrays)
-        program = self._programs.get(key)
-        if program is None:
-            program = self._programs[key] = Program(self.symbol, dict(zip(self.arg_names, key)))
-        outs = program.run(arrays)
-        if self.structure == "single":
-            return outs[0]
-        return tuple(outs) if self.structure == "tuple" else list(outs)
-
-
-def _params_ready(block, ctx):
-    try:
-        for p in block.collect_params().values():
-            p.data(ctx)
-    except DeferredInitializationError:
-        return False
-    return True
-
-
-def run_hybridized(block, *inputs):
-    """Run a hybridized block through its cached graph (built at the first call).
-
-    Returns ``NotImplemented`` while some parameter still waits for deferred
-    initialisation: the caller runs that call imperatively, which sets it up.
-    """
-    graph = getattr(block, "_cached_graph", None)
-    if graph is None or len(graph.input_names) != len(inputs):
-        if not _params_ready(block, inputs[0].context):
-            return NotImplemented
-        graph = block._cached_graph = CachedGraph.trace(block, len(inputs))
-    return graph(*inputs)
-
-
-def export_block(block, path, epoch=0):
-    """Write ``path-symbol.json`` and ``path-<epoch:04d>.params`` (``arg:<name>`` keys).
-
-    Returns the two file names.
-    """
-    graph = getattr(block, "_cached_graph", None)
-    if graph is None:
-        raise RuntimeError("Please first call block.hybridize() and then run forward with "
-                           "this block at least once before calling export.")
-    sym_file = f"{path}-symbol.json"
-    params_file = f"{path}-{int(epoch):04d}.params"
-    graph.symbol.save(sym_file)
-    arrays = {}
-    for name in graph.arg_names:
-        if name in graph.params:
-            p = graph.params[name]
-            arrays[f"arg:{name}"] = p._reduce() if hasattr(p, "_reduce") else p.data()
-    serialization.save(params_file, arrays)
-    return sym_file, params_file
+__all__ = ["SymbolBlock"]
 
 
 _CODE_STYPE = {"0": "default", "1": "row_sparse", "2": "csr"}
@@ -206,8 +56,9 @@ class SymbolBlock(HybridBlock):
             if not isinstance(x, Symbol) or len(x) != 1 or x._outputs[0][0].op is not None:
                 raise TypeError(f"SymbolBlock: inputs must be Variables, got {x!r}")
         input_names = [x.name for x in inputs]
-        nodes = {n.name: n for n in outputs._arg_nodes()}
-        for name in outputs.list_arguments():
+        nodes = {n.name: n for n in outputs._input_nodes()}
+        aux_names = outputs.list_auxiliary_states()
+        for name in outputs.list_arguments() + aux_names:
             if name in input_names:
                 continue
             node = nodes[name]
@@ -217,6 +68,7 @@ class SymbolBlock(HybridBlock):
             self.params.get(name, allow_deferred_init=True, shape=shape,
                             dtype=np.dtype(node.dtype() or "float32").type, stype=stype,
                             grad_stype="row_sparse" if stype == "row_sparse" else "default",
+                            grad_req="null" if name in aux_names else "write",
                             lr_mult=float(attrs.get("__lr_mult__", 1.0)),
                             wd_mult=float(attrs.get("__wd_mult__", 1.0)))
         self._symbol = outputs
@@ -228,11 +80,12 @@ class SymbolBlock(HybridBlock):
 
     def infer_shape(self, *args):
         """Parameter shapes from the input shapes (symbolic shape inference)."""
-        arg_shapes, _, _ = self._symbol.infer_shape(
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(
             **{n: x.shape for n, x in zip(self._input_names, args)})
         if arg_shapes is None:
             raise ValueError("SymbolBlock: cannot infer the parameter shapes from the inputs")
-        for name, shape in zip(self._symbol.list_arguments(), arg_shapes):
+        names = self._symbol.list_arguments() + self._symbol.list_auxiliary_states()
+        for name, shape in zip(names, arg_shapes + aux_shapes):
             if name in self.params:
                 self.params[name].shape = shape
 
@@ -241,7 +94,7 @@ class SymbolBlock(HybridBlock):
             raise TypeError("SymbolBlock cannot be called on Symbols (graph composition is "
                             "not supported); call it on NDArrays")
         inputs = (x,) + args
-        if not _params_ready(self, x.context):
+        if not params_ready(self, x.context):
             self._deferred_infer_shape(*inputs)
             for p in self.params.values():
                 p._finish_deferred_init()

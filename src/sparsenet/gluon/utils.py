@@ -14,6 +14,7 @@ import torch
 from .. import grad_store
 from ..ndarray.creation import array as _array
 from ..ndarray.ndarray import NDArray
+from ..ops.indexing import slice_axis
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "HookHandle",
            "print_memory_allocation", "memory_allocation"]
@@ -37,7 +38,6 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     bounds = np.cumsum(sizes).tolist()
     if batch_axis == 0:
         return [data[bounds[i]:bounds[i + 1]] for i in range(num_slice)]
-    from ..ops.indexing import slice_axis
     return [slice_axis(data, axis=batch_axis, begin=bounds[i], end=bounds[i + 1])
             for i in range(num_slice)]
 

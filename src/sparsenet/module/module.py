@@ -3,7 +3,10 @@
 Row_sparse parameters (``Variable(stype='row_sparse')``) are initialised with
 every row stored; their gradients hold only the rows a batch touches, and
 ``update`` hands those row_sparse gradients to the optimizer, so its lazy
-update runs. Checkpoints keep storage types and are written atomically.
+update runs. Auxiliary states (BatchNorm's moving statistics) are initialised
+with the parameters, returned by ``get_params()`` as its second dict, updated
+by the forward/backward passes (never by the optimizer) and checkpointed
+under ``aux:`` keys. Checkpoints keep storage types and are written atomically.
 
 >>> import sparsenet as mx
 >>> x = mx.sym.var('data', stype='csr')
@@ -19,11 +22,16 @@ update runs. Checkpoints keep storage types and are written atomically.
 import logging
 import os
 import warnings
+from collections import OrderedDict
 
 import numpy as np
 import torch
 
+from .. import initializer as init_mod
+from .. import optimizer as opt
 from ..context import as_context, cpu
+from ..initializer import InitDesc
+from ..model import checkpoint_paths, load_checkpoint
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -105,6 +113,8 @@ class Module(BaseModule):
         self._output_names = symbol.list_outputs()
         self._exec = None
         self._data_shapes = self._label_shapes = None
+        self._bound_shapes = ()
+        self._data_arrays = self._label_arrays = ()
         self._optimizer = self._updater = self._kvstore = None
         self._update_on_kvstore = False
         self._preload_opt_states = None
@@ -188,12 +198,21 @@ class Module(BaseModule):
             raise RuntimeError("bind: shared_module must be bound first")
         self._exec = simple_bind(self._symbol, self._context, grad_req=reqs, type_dict=types,
                                  shapes=shapes, shared_exec=shared)
+        self._bind_inputs()
         self.binded = True
         if shared_module is not None:
             self.params_initialized = shared_module.params_initialized
         elif self._arg_params is not None:  # from Module.load or set before binding
-            self._copy_params(self._arg_params, allow_missing=False, allow_extra=True)
+            self._copy_params(self._arg_params, self._aux_params, allow_missing=False,
+                              allow_extra=True)
             self.params_initialized = True
+
+    def _bind_inputs(self):
+        """Remember the bound data and label arrays and shapes (read by every forward)."""
+        arg_dict = self._exec.arg_dict
+        self._data_arrays = [arg_dict[n] for n in self._data_names]
+        self._label_arrays = [arg_dict[n] for n in self._label_names]
+        self._bound_shapes = [tuple(d.shape) for d in self._data_shapes]
 
     def reshape(self, data_shapes, label_shapes=None):
         """Re-bind for new input shapes, keeping the parameter arrays."""
@@ -202,18 +221,32 @@ class Module(BaseModule):
         self._label_shapes = parse_data_desc(self._label_names, label_shapes, "label")
         shapes = {d.name: tuple(d.shape) for d in self._data_shapes + (self._label_shapes or [])}
         self._exec = self._exec.reshape(partial_shaping=True, **shapes)
+        self._bind_inputs()
 
     # ------------------------------------------------------------------ parameters
-    def init_params(self, initializer=None, arg_params=None, aux_params=None,
-                    allow_missing=False, force_init=False, allow_extra=False):
-        """Initialise the parameters: copy them from ``arg_params``, or run the initializer.
+    def init_params(self, initializer=init_mod.Uniform(0.01), arg_params=None,  # noqa: B008
+                    aux_params=None, allow_missing=False, force_init=False, allow_extra=False):
+        """Initialise the parameters and auxiliary states: copy them from ``arg_params`` /
+        ``aux_params``, or run the initializer.
 
-        A variable's own ``init`` attribute wins over ``initializer``; a
-        row_sparse parameter is filled densely and stored with all its rows.
-        With ``arg_params`` and ``allow_missing=True``, a parameter missing from
-        ``arg_params`` is filled by ``initializer``, or keeps its current value
-        when ``initializer`` is None (as in MXNet: ``set_params(...,
-        allow_missing=True)`` leaves the other parameters as they are).
+        A variable's own ``init`` attribute wins over ``initializer`` (BatchNorm's
+        ``moving_var`` starts at ones, its ``moving_mean`` at zeros); a row_sparse
+        parameter is filled densely and stored with all its rows. With a dict and
+        ``allow_missing=True``, a name missing from it is filled by
+        ``initializer``, or keeps its current value when ``initializer`` is None
+        (as in MXNet: ``set_params(..., allow_missing=True)`` leaves the other
+        parameters as they are); without ``allow_missing`` it raises
+        ``RuntimeError``. ``aux_params=None`` initialises every auxiliary state
+        with ``initializer`` (``Uniform(0.01)`` unless given, as MXNet).
+
+        >>> import sparsenet as mx
+        >>> net = mx.sym.BatchNorm(mx.sym.var('data'), name='bn')
+        >>> mod = mx.mod.Module(net, label_names=None)
+        >>> mod.bind(data_shapes=[('data', (4, 3))])
+        >>> mod.init_params(mx.init.Uniform(0.5))
+        >>> args, aux = mod.get_params()
+        >>> sorted(args), aux['bn_moving_var'].asnumpy()
+        (['bn_beta', 'bn_gamma'], array([1., 1., 1.], dtype=float32))
         """
         if self.params_initialized and not force_init:
             warnings.warn("Parameters already initialized and force_init=False. init_params "
@@ -221,32 +254,32 @@ class Module(BaseModule):
             return
         self._check_bound("init_params")
         if initializer is None and arg_params is None:
-            from .. import initializer as init_mod
             initializer = init_mod.Uniform(0.01)
-        if aux_params:
-            raise ValueError(f"init_params: the symbol has no auxiliary states, got "
-                             f"{sorted(aux_params)}")
-        extra = [k for k in (arg_params or {}) if k not in self._param_names]
-        if extra and not allow_extra:
-            raise ValueError(f"init_params: {extra} are not parameters of the module; pass "
-                             f"allow_extra=True to ignore them")
-        nodes = {n.name: n for n in self._symbol._arg_nodes()}
-        arg_dict = self._exec.arg_dict
-        for name in self._param_names:
-            arr = arg_dict[name]
-            if arg_params is not None and name in arg_params:
-                self._assign(arr, arg_params[name])
-            elif arg_params is not None and not allow_missing:
-                raise RuntimeError(f"init_params: '{name}' is not in arg_params; pass "
-                                   f"allow_missing=True to initialise it with the initializer")
-            elif initializer is not None:
-                self._initialize(name, arr, nodes[name], initializer)
-            # else: allowed to be missing and no initializer: the current value stays
+        for given, names, what in ((arg_params, self._param_names, "parameters"),
+                                   (aux_params, self._aux_names, "auxiliary states")):
+            extra = [k for k in (given or {}) if k not in names]
+            if extra and not allow_extra:
+                raise ValueError(f"init_params: {extra} are not {what} of the module; pass "
+                                 f"allow_extra=True to ignore them")
+        nodes = {n.name: n for n in self._symbol._input_nodes()}
+        for given, table, names, what in (
+                (arg_params, self._exec.arg_dict, self._param_names, "arg_params"),
+                (aux_params, self._exec.aux_dict, self._aux_names, "aux_params")):
+            for name in names:
+                arr = table[name]
+                if given is not None and name in given:
+                    self._assign(arr, given[name])
+                elif given is not None and not allow_missing:
+                    raise RuntimeError(f"init_params: '{name}' is not in {what}; pass "
+                                       f"allow_missing=True to initialise it with the "
+                                       f"initializer")
+                elif initializer is not None:
+                    self._initialize(name, arr, nodes[name], initializer)
+                # else: allowed to be missing and no initializer: the current value stays
         self._arg_params, self._aux_params = None, None
         self.params_initialized = True
 
     def _initialize(self, name, arr, node, initializer):
-        from ..initializer import InitDesc
         attrs = _visible_attrs(node)
         if node.init is not None:
             attrs["__init__"] = node.init
@@ -268,22 +301,25 @@ class Module(BaseModule):
         with torch.no_grad():
             value.as_in_context(arr.context).copyto(arr)
 
-    def _copy_params(self, arg_params, allow_missing, allow_extra):
-        self.init_params(initializer=None, arg_params=arg_params, allow_missing=allow_missing,
-                         force_init=True, allow_extra=allow_extra)
+    def _copy_params(self, arg_params, aux_params, allow_missing, allow_extra):
+        self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
+                         allow_missing=allow_missing, force_init=True, allow_extra=allow_extra)
 
     def get_params(self):
-        """``(arg_params, aux_params)``: CPU copies of the parameters (storage types kept)."""
+        """``(arg_params, aux_params)``: CPU copies of the parameters and auxiliary states
+        (storage types kept)."""
         self._check_ready("get_params")
         self.sync()
-        arg_dict = self._exec.arg_dict
-        return {n: arg_dict[n].copyto(cpu()) for n in self._param_names}, {}
+        arg_dict, aux_dict = self._exec.arg_dict, self._exec.aux_dict
+        return ({n: arg_dict[n].copyto(cpu()) for n in self._param_names},
+                {n: aux_dict[n].copyto(cpu()) for n in self._aux_names})
 
     def set_params(self, arg_params, aux_params=None, allow_missing=False, force_init=True,
                    allow_extra=False):
         """Assign parameter values (see :meth:`init_params`)."""
         if not self.binded:  # kept until bind()
-            self._arg_params, self._aux_params = dict(arg_params), dict(aux_params or {})
+            self._arg_params = dict(arg_params)
+            self._aux_params = dict(aux_params) if aux_params is not None else None
             self.params_initialized = True
             return
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
@@ -309,7 +345,6 @@ class Module(BaseModule):
             warnings.warn("optimizer already initialized, ignoring...", UserWarning,
                           stacklevel=2)
             return
-        from .. import optimizer as opt
         kv = self._create_kvstore(kvstore)
         batch_size = self._data_shapes[0].shape[0]
         if kv is not None and "dist" in getattr(kv, "type", "") and "_sync" in kv.type:
@@ -355,7 +390,7 @@ class Module(BaseModule):
         if isinstance(kvstore, str):
             if "dist" not in kvstore:
                 return None  # one context: the module updates its own parameters
-            try:
+            try:  # why here: the kvstore package is optional, only 'dist_*' stores need it
                 from .. import kvstore as kvs
             except ImportError:
                 raise ValueError(f"init_optimizer: kvstore {kvstore!r} needs sparsenet's "
@@ -403,25 +438,22 @@ class Module(BaseModule):
         self._check_ready("forward")
         if is_train is None:
             is_train = self.for_training
-        data = list(data_batch.data)
-        label = getattr(data_batch, "label", None)  # prediction batches may have none
-        labels = list(label) if label is not None else []
-        if len(data) != len(self._data_names):
+        data = data_batch.data
+        labels = getattr(data_batch, "label", None) or ()  # prediction batches may have none
+        if len(data) != len(self._data_arrays):
             raise ValueError(f"forward: the batch has {len(data)} data arrays, the module "
                              f"expects {len(self._data_names)} ({self._data_names})")
         new_data = [tuple(a.shape) for a in data]
-        if new_data != [tuple(d.shape) for d in self._data_shapes]:
+        if new_data != self._bound_shapes:
             label_shapes = None
             if self._label_shapes is not None and labels:
                 label_shapes = [(d.name, tuple(a.shape)) for d, a in
                                 zip(self._label_shapes, labels)]
             self.reshape([(n, s) for n, s in zip(self._data_names, new_data)], label_shapes)
-        arg_dict = self._exec.arg_dict
-        for name, arr in zip(self._data_names, data):
-            _feed(arg_dict[name], arr)
-        if labels and self._label_names:
-            for name, arr in zip(self._label_names, labels):
-                _feed(arg_dict[name], arr)
+        for dst, src in zip(self._data_arrays, data):
+            _feed(dst, src)
+        for dst, src in zip(self._label_arrays, labels):
+            _feed(dst, src)
         self._exec.forward(is_train=is_train)
 
     def backward(self, out_grads=None):
@@ -471,7 +503,6 @@ class Module(BaseModule):
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update ``eval_metric`` with ``labels`` and the outputs of the last forward."""
-        from collections import OrderedDict
         self._check_ready("update_metric")
         eval_metric.update_dict(OrderedDict(zip(self._label_names, labels or [])),
                                 OrderedDict(zip(self._output_names, self._exec.outputs)))
@@ -508,8 +539,10 @@ class Module(BaseModule):
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False,
                         remove_amp_cast=True):
-        """Write ``<prefix>-symbol.json``, ``<prefix>-<epoch>.params`` (and ``.states``)."""
-        from ..model import checkpoint_paths
+        """Write ``<prefix>-symbol.json``, ``<prefix>-<epoch>.params`` (and ``.states``).
+
+        The parameters are saved as ``arg:<name>``, the auxiliary states as ``aux:<name>``.
+        """
         sym_path, params_path = checkpoint_paths(prefix, epoch)
         self._symbol.save(sym_path)
         self.save_params(params_path)
@@ -523,7 +556,6 @@ class Module(BaseModule):
         With ``load_optimizer_states`` the ``.states`` file is read by
         ``init_optimizer``.
         """
-        from ..model import load_checkpoint
         sym, args, auxs = load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
         mod._arg_params, mod._aux_params = args, auxs

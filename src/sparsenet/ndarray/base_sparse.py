@@ -2,10 +2,10 @@
 import numpy as np
 import torch
 
-from ..base import NotSupportedForSparseNDArray, numpy_dtype
 from .. import recording
+from ..base import NotSupportedForSparseNDArray, StorageTypeError, numpy_dtype
 from ..context import context_of
-from .ndarray import NDArray
+from .ndarray import NDArray, copy_into, to_tensor
 
 __all__ = ["BaseSparseNDArray"]
 
@@ -175,10 +175,6 @@ class BaseSparseNDArray(NDArray):
         """
         return type(self)._from_parts(*[p.detach() for p in self._parts()], self._shape)
 
-    def _dense_tensor(self):
-        from .cast_storage import to_dense_tensor
-        return to_dense_tensor(self)
-
     # ------------------------------------------------------------------ conversion
     def asnumpy(self):
         """Return a dense NumPy copy."""
@@ -226,12 +222,29 @@ class BaseSparseNDArray(NDArray):
         raise NotImplementedError
 
     def __setitem__(self, key, value):
-        """Only ``x[:] = value`` is supported: the value is copied and cast to this storage type."""
+        """Only ``x[:] = value`` is supported: the value is copied and cast to this storage type.
+
+        A scalar fills every element (all rows / all entries stored, as MXNet's
+        ``rsp[:] = 1``); a NumPy array or NDArray of any storage type is copied.
+
+        >>> import sparsenet as mx
+        >>> r = mx.nd.zeros((2, 2), stype='row_sparse')
+        >>> r[:] = 3
+        >>> r.indices.asnumpy()
+        array([0, 1])
+        """
         if not (isinstance(key, slice) and key == slice(None)):
             raise ValueError(f"{type(self).__name__} supports assignment to [:] only, got "
                              f"key {key!r}")
-        from .cast_storage import assign_all
-        assign_all(self, value)
+        if isinstance(value, NDArray):
+            copy_into(value, self)
+        elif isinstance(value, (np.ndarray, list, tuple)):
+            copy_into(NDArray(to_tensor(value, device=self.device, dtype=self._data.dtype)), self)
+        elif isinstance(value, (int, float, np.number)):
+            self._replace(self._filled(value))
+        else:
+            raise StorageTypeError(f"cannot assign a {type(value).__name__} to a {self.stype} "
+                                   f"array; expected a scalar, a NumPy array or an NDArray")
 
     def _with_data(self, values):
         """Same structure, new values (no copy of the indices)."""

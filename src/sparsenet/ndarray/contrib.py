@@ -11,14 +11,17 @@ array([1], dtype=uint8)
 """
 import torch
 
+from ..base import InvalidArgumentError, StorageTypeError
 from ..ops.allclose import allclose
 from ..ops.quadratic import quadratic
+from ..ops.ste import round_ste, sign_ste
 from ..ops.update_rules import adamw_update, group_adagrad_update
 from ..ops.sparse_embedding import SparseEmbedding
 from .csr import CSRNDArray
 from .ndarray import NDArray
 
-__all__ = ["getnnz", "allclose", "quadratic", "adamw_update", "group_adagrad_update", "SparseEmbedding"]
+__all__ = ["getnnz", "allclose", "quadratic", "round_ste", "sign_ste", "adamw_update",
+           "group_adagrad_update", "SparseEmbedding"]
 
 
 def getnnz(data, axis=None):
@@ -36,12 +39,12 @@ def getnnz(data, axis=None):
         int64 counts.
     """
     if not isinstance(data, CSRNDArray):
-        raise TypeError(f"getnnz expects a CSRNDArray, got {type(data).__name__} "
-                        f"(stype {getattr(data, 'stype', '?')})")
+        raise StorageTypeError(f"getnnz: data must be a CSRNDArray, got {type(data).__name__} "
+                               f"(stype {getattr(data, 'stype', '?')})")
     if axis is None:
         return NDArray(torch.tensor([data.nnz], dtype=torch.int64, device=data.device))
     if axis in (1, -1):
         return NDArray(data._indptr[1:] - data._indptr[:-1])
     if axis in (0, -2):
         return NDArray(torch.bincount(data._indices, minlength=data.shape[1]))
-    raise ValueError(f"getnnz: axis must be None, 0 or 1, got {axis!r}")
+    raise InvalidArgumentError(f"getnnz: axis must be None, 0 or 1, got {axis!r}")

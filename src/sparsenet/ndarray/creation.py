@@ -19,6 +19,7 @@ import torch
 from ..base import mx_real_t, torch_dtype
 from ..context import as_context
 from . import memory
+from .cast_storage import dense_to_csr, dense_to_row_sparse
 from .csr import CSRNDArray
 from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
@@ -317,7 +318,6 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
         if dtype is None and not isinstance(arg1, (np.ndarray, NDArray, torch.Tensor)):
             dtype = mx_real_t
         t = _to_tensor(arg1, dtype, device)
-        from .cast_storage import dense_to_csr
         out = dense_to_csr(t)
     if shape is not None and tuple(out.shape) != _shape(shape):
         raise ValueError(f"csr_matrix: shape {tuple(shape)} does not match the source's shape "
@@ -414,7 +414,6 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
         if dtype is None and not isinstance(arg1, (np.ndarray, NDArray, torch.Tensor)):
             dtype = mx_real_t
         t = _to_tensor(arg1, dtype, device)
-        from .cast_storage import dense_to_row_sparse
         out = dense_to_row_sparse(t)
     if shape is not None and tuple(out.shape) != _shape(shape):
         raise ValueError(f"row_sparse_array: shape {tuple(shape)} does not match the source's "

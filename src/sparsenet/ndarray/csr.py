@@ -64,6 +64,22 @@ class CSRNDArray(BaseSparseNDArray):
     def _parts(self):
         return self._data, self._indices, self._indptr
 
+    def _dense_tensor(self):
+        rows, cols = self._shape
+        out = torch.zeros(rows * cols, dtype=self._data.dtype, device=self._data.device)
+        if self._data.numel():
+            flat = self.row_ids() * cols + self._indices
+            out = out.index_put((flat,), self._data)
+        return out.reshape(rows, cols)
+
+    def _filled(self, value):
+        """A CSR array of this shape that stores every element, each equal to ``value``."""
+        rows, cols = self._shape
+        full = torch.full((rows * cols,), value, dtype=self._data.dtype, device=self.device)
+        indptr = torch.arange(0, rows * cols + 1, cols, device=self.device)
+        indices = torch.arange(cols, device=self.device).repeat(rows)
+        return CSRNDArray._from_parts(full, indices, indptr, self._shape)
+
     def _with_data(self, values):
         out = CSRNDArray._from_parts(values, self._indices, self._indptr, self._shape)
         out._row_ids = self._row_ids
@@ -134,8 +150,7 @@ class CSRNDArray(BaseSparseNDArray):
             raise ValueError("CSR arrays support row indexing only (x[i] or x[a:b]); use "
                              "mx.nd.sparse.slice(x, begin=(r0, c0), end=(r1, c1)) for columns")
         if isinstance(key, NDArray):
-            from ..ops.indexing import take
-            return take(self, key)
+            return self.take(key)  # the take operator (a method sparsenet.ops sets)
         raise ValueError(f"unsupported index {key!r} for a CSR array; use an int or a slice")
 
     def _rows(self, start, stop):

@@ -1,7 +1,12 @@
 """The dense :class:`NDArray`: one ``torch.Tensor`` with MXNet's methods.
 
-Math methods forward to the operator registry (``sparsenet.ops``), so the same
-storage-type rules apply whether you write ``a + b`` or ``mx.nd.elemwise_add(a, b)``.
+This module holds the container: storage, properties, conversion to NumPy and
+torch, copies, indexing and the autograd hooks. The methods that run an operator
+(``a + b``, ``a.sum()``, ``a.reshape(...)``, ``a.tan()``, ``a.tostype(...)``) are
+set on the class by :mod:`sparsenet.ops.methods` when ``sparsenet.ops`` is
+imported (``import sparsenet`` does it), so the same storage-type rules apply
+whether you write ``a + b`` or ``mx.nd.elemwise_add(a, b)``, and this layer
+never imports the operators above it.
 
 >>> import sparsenet as mx
 >>> a = mx.nd.array([[1, 2], [3, 4]])
@@ -20,19 +25,17 @@ import numpy as np
 import torch
 
 from .. import recording
-from ..base import SparsenetError, numpy_dtype, torch_dtype
+from ..base import SparsenetError, numpy_dtype
 from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MXNet names
                     _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
                     _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
 from ..context import as_context, context_of
 from . import nonzero
-from .fluent import FluentMethods  # flatten, squeeze, broadcast_*, tan, slice, ... (MXNet's list)
-from .stype import DEFAULT, CSR, ROW_SPARSE, STYPES
+from .stype import DEFAULT, STYPES
 
-__all__ = ["NDArray", "to_tensor", "wrap", "waitall"]
+__all__ = ["NDArray", "to_tensor", "wrap", "waitall", "copy_into", "copy_to_context"]
 
 _GRAD_REQS = ("write", "add", "null")
-_binary_op = None  # ops.arithmetic.binary, imported on first use (ops import this module)
 
 
 def _scalar_like(x):
@@ -70,12 +73,17 @@ def wrap(t):
     return NDArray(t)
 
 
-class NDArray(FluentMethods):
+class NDArray:
     """A dense n-dimensional array on a device, backed by one ``torch.Tensor``.
 
     Create arrays with :func:`sparsenet.nd.array`, :func:`~sparsenet.nd.zeros`
     and friends rather than with this constructor, which wraps an existing
     tensor without copying.
+
+    The methods that run an operator (the Python operators, ``sum``, ``reshape``,
+    ``exp``, ``astype``, ``tostype``, ...) are set on this class by
+    :mod:`sparsenet.ops.methods` when ``sparsenet.ops`` is imported; see the tables
+    there.
 
     Parameters
     ----------
@@ -142,12 +150,6 @@ class NDArray(FluentMethods):
         return self._t.numel() * self._t.element_size()
 
     @property
-    def T(self):
-        """Transpose (dense) of a 2-D array."""
-        from ..ops import shape
-        return shape.transpose(self)
-
-    @property
     def writable(self):
         return True
 
@@ -188,7 +190,7 @@ class NDArray(FluentMethods):
         return out if dtype is None else out.astype(dtype)
 
     def __reduce__(self):
-        from .serialization import _encode_array, _decode_array
+        from .serialization import _encode_array, _decode_array  # it imports this module
         return (_decode_array, (_encode_array(self),))
 
     # ------------------------------------------------------------------ internal hooks
@@ -264,28 +266,6 @@ class NDArray(FluentMethods):
     def __dlpack_device__(self):
         return self._t.__dlpack_device__()
 
-    def astype(self, dtype, copy=True):
-        """Return the array converted to ``dtype`` (storage type kept).
-
-        >>> import sparsenet as mx
-        >>> mx.nd.ones((2,)).astype('int32').dtype
-        dtype('int32')
-        """
-        from ..ops import unary
-        if not copy and numpy_dtype(dtype) == self.dtype:
-            return self
-        return unary.cast(self, dtype=numpy_dtype(dtype).name)
-
-    def tostype(self, stype):
-        """Return the array in storage type ``stype`` ('default', 'csr' or 'row_sparse').
-
-        >>> import sparsenet as mx
-        >>> mx.nd.array([[0, 1], [0, 0]]).tostype('csr').stype
-        'csr'
-        """
-        from .cast_storage import cast_storage
-        return cast_storage(self, stype)
-
     def copy(self):
         """Return a deep copy (same storage type and context)."""
         return self.copyto(self.context)
@@ -299,7 +279,6 @@ class NDArray(FluentMethods):
         >>> dst.asnumpy()
         array([1., 1.], dtype=float32)
         """
-        from .cast_storage import copy_into, copy_to_context
         if isinstance(other, NDArray):
             if other is self:
                 return other
@@ -345,7 +324,7 @@ class NDArray(FluentMethods):
         >>> w.grad.stype
         'row_sparse'
         """
-        from .creation import zeros
+        from .creation import zeros  # creation imports this module (NDArray)
         gstype = stype or self.stype
         if gstype not in STYPES:
             raise ValueError(f"attach_grad: stype must be one of {STYPES}, got {stype!r}")
@@ -458,241 +437,116 @@ class NDArray(FluentMethods):
         self[key] = rhs
         return self
 
-    # ------------------------------------------------------------------ shape methods
-    def reshape(self, *shape, **kwargs):
-        """Return a view with a new shape; MXNet's special values 0, -1, -2, -3, -4 work.
+    def slice_assign_scalar(self, value, begin, end, step):
+        """Set the region ``begin:end:step`` to ``value`` in place; return ``self``.
 
         >>> import sparsenet as mx
-        >>> mx.nd.zeros((2, 3, 4)).reshape((0, -1)).shape
-        (2, 12)
+        >>> mx.nd.zeros((2, 3)).slice_assign_scalar(4, (0, 1), (2, 3), ()).asnumpy()
+        array([[0., 4., 4.],
+               [0., 4., 4.]], dtype=float32)
         """
-        from ..ops import shape as shape_ops
-        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-            shape = tuple(shape[0])
-        if "shape" in kwargs:
-            shape = tuple(kwargs.pop("shape"))
-        return shape_ops.reshape(self, shape=shape, reverse=kwargs.pop("reverse", False))
-
-    def reshape_like(self, other):
-        return self.reshape(other.shape)
-
-    def transpose(self, axes=None):
-        from ..ops import shape
-        return shape.transpose(self, axes=axes)
-
-    def swapaxes(self, dim1, dim2):
-        from ..ops import shape
-        return shape.swapaxes(self, dim1=dim1, dim2=dim2)
-
-    def tile(self, reps):
-        from ..ops import shape
-        return shape.tile(self, reps=reps)
-
-    def repeat(self, repeats, axis=None):
-        from ..ops import shape
-        return shape.repeat(self, repeats=repeats, axis=axis)
-
-    def split(self, num_outputs, axis=1, squeeze_axis=False):
-        from ..ops import indexing
-        return indexing.split(self, num_outputs=num_outputs, axis=axis, squeeze_axis=squeeze_axis)
-
-    def slice_axis(self, axis, begin, end):
-        from ..ops import indexing
-        return indexing.slice_axis(self, axis=axis, begin=begin, end=end)
-
-    def take(self, indices, axis=0, mode="clip"):
-        from ..ops import indexing
-        return indexing.take(self, indices, axis=axis, mode=mode)
-
-    def one_hot(self, depth, on_value=1.0, off_value=0.0, dtype="float32"):
-        from ..ops import indexing
-        return indexing.one_hot(self, depth=depth, on_value=on_value, off_value=off_value,
-                                dtype=dtype)
-
-    def pick(self, index, axis=-1, keepdims=False):
-        from ..ops import indexing
-        return indexing.pick(self, index, axis=axis, keepdims=keepdims)
-
-    # ------------------------------------------------------------------ reductions
-    def sum(self, axis=None, keepdims=False, exclude=False):
-        """Sum over ``axis`` (all axes by default; the result then has shape (1,)).
-
-        >>> import sparsenet as mx
-        >>> mx.nd.ones((2, 3)).sum(axis=1).asnumpy()
-        array([3., 3.], dtype=float32)
-        """
-        from ..ops import reduce
-        return reduce.sum(self, axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def mean(self, axis=None, keepdims=False, exclude=False):
-        from ..ops import reduce
-        return reduce.mean(self, axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def prod(self, axis=None, keepdims=False, exclude=False):
-        from ..ops import reduce
-        return reduce.prod(self, axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def max(self, axis=None, keepdims=False, exclude=False):
-        from ..ops import reduce
-        return reduce.max(self, axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def min(self, axis=None, keepdims=False, exclude=False):
-        from ..ops import reduce
-        return reduce.min(self, axis=axis, keepdims=keepdims, exclude=exclude)
-
-    def norm(self, ord=2, axis=None, keepdims=False):  # noqa: A002
-        from ..ops import reduce
-        return reduce.norm(self, ord=ord, axis=axis, keepdims=keepdims)
-
-    def argmax(self, axis=None, keepdims=False):
-        from ..ops import reduce
-        return reduce.argmax(self, axis=axis, keepdims=keepdims)
-
-    def argmin(self, axis=None, keepdims=False):
-        from ..ops import reduce
-        return reduce.argmin(self, axis=axis, keepdims=keepdims)
-
-    def topk(self, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
-        from ..ops import reduce
-        return reduce.topk(self, axis=axis, k=k, ret_typ=ret_typ, is_ascend=is_ascend,
-                           dtype=dtype)
-
-    def sort(self, axis=-1, is_ascend=True):
-        from ..ops import reduce
-        return reduce.sort(self, axis=axis, is_ascend=is_ascend)
-
-    def argsort(self, axis=-1, is_ascend=True, dtype="float32"):
-        from ..ops import reduce
-        return reduce.argsort(self, axis=axis, is_ascend=is_ascend, dtype=dtype)
-
-    # ------------------------------------------------------------------ elementwise methods
-    def _unary(name):  # noqa: N805 - builds methods at class creation
-        def method(self, *args, **kwargs):
-            from ..ops import unary
-            return getattr(unary, name)(self, *args, **kwargs)
-        method.__name__ = name
-        method.__doc__ = f"Elementwise ``{name}`` (see :func:`sparsenet.nd.{name}`)."
-        return method
-
-    abs = _unary("abs")
-    sign = _unary("sign")
-    sqrt = _unary("sqrt")
-    rsqrt = _unary("rsqrt")
-    square = _unary("square")
-    exp = _unary("exp")
-    expm1 = _unary("expm1")
-    log = _unary("log")
-    log1p = _unary("log1p")
-    sin = _unary("sin")
-    cos = _unary("cos")
-    tanh = _unary("tanh")
-    sigmoid = _unary("sigmoid")
-    relu = _unary("relu")
-    round = _unary("round")
-    floor = _unary("floor")
-    ceil = _unary("ceil")
-    trunc = _unary("trunc")
-    reciprocal = _unary("reciprocal")
-    zeros_like = _unary("zeros_like")
-    ones_like = _unary("ones_like")
-    clip = _unary("clip")
-    del _unary
-
-    # ------------------------------------------------------------------ operators
-    def _binary(self, other, op, scalar_op, reverse=False):
-        global _binary_op
-        if _binary_op is None:
-            from ..ops.arithmetic import binary as _binary_op
-        return _binary_op(self, other, op, scalar_op, reverse)
-
-    def __add__(self, other):
-        return self._binary(other, "add", "plus_scalar")
-
-    def __radd__(self, other):
-        return self._binary(other, "add", "plus_scalar")
-
-    def __sub__(self, other):
-        return self._binary(other, "subtract", "minus_scalar")
-
-    def __rsub__(self, other):
-        return self._binary(other, "subtract", "rminus_scalar", reverse=True)
-
-    def __mul__(self, other):
-        return self._binary(other, "multiply", "mul_scalar")
-
-    def __rmul__(self, other):
-        return self._binary(other, "multiply", "mul_scalar")
-
-    def __truediv__(self, other):
-        return self._binary(other, "divide", "div_scalar")
-
-    def __rtruediv__(self, other):
-        return self._binary(other, "divide", "rdiv_scalar", reverse=True)
-
-    __div__ = __truediv__
-    __rdiv__ = __rtruediv__
-
-    def __mod__(self, other):
-        return self._binary(other, "modulo", "mod_scalar")
-
-    def __rmod__(self, other):
-        return self._binary(other, "modulo", "rmod_scalar", reverse=True)
-
-    def __pow__(self, other):
-        return self._binary(other, "power", "power_scalar")
-
-    def __rpow__(self, other):
-        return self._binary(other, "power", "rpower_scalar", reverse=True)
-
-    def __neg__(self):
-        from ..ops import unary
-        return unary.negative(self)
+        begin, end, step = _tuple(begin), _tuple(end), _tuple(step)
+        step = step + (None,) * (len(begin) - len(step))
+        self[tuple(slice(b, e, s) for b, e, s in zip(begin, end, step))] = value
+        return self
 
     def __pos__(self):
         return self
 
-    def __abs__(self):
-        from ..ops import unary
-        return unary.abs(self)
+    # ------------------------------------------------------------------ gradient state
+    @property
+    def _fresh_grad(self):
+        """1 when a backward pass wrote this variable's gradient since the last optimizer
+        step (or since it was set to False), else 0 (MXNet's gradient state).
 
-    def __eq__(self, other):
-        return self._binary(other, "equal", "equal_scalar")
+        >>> import sparsenet as mx
+        >>> x = mx.nd.ones((2,)); x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = x * 2
+        >>> y.backward()
+        >>> x._fresh_grad
+        1
+        >>> x._fresh_grad = False; x._fresh_grad
+        0
+        """
+        grad = self._grad
+        if grad is None:
+            return 0
+        from ..grad_store import is_fresh  # the gradient store sits above the containers
+        return int(is_fresh(grad))
 
-    def __ne__(self, other):
-        return self._binary(other, "not_equal", "not_equal_scalar")
+    @_fresh_grad.setter
+    def _fresh_grad(self, state):
+        grad = self._grad
+        if grad is None:
+            raise SparsenetError("_fresh_grad: the array is not an autograd variable and has no "
+                                 "gradient state; call attach_grad() first")
+        from ..grad_store import mark_fresh, take_fresh  # the gradient store sits above
+        if state:
+            mark_fresh(grad)
+        else:
+            take_fresh(grad)
 
-    def __gt__(self, other):
-        return self._binary(other, "greater", "greater_scalar")
 
-    def __ge__(self, other):
-        return self._binary(other, "greater_equal", "greater_equal_scalar")
+def _tuple(v):
+    if v is None:
+        return ()
+    return (v,) if isinstance(v, int) else tuple(v)
 
-    def __lt__(self, other):
-        return self._binary(other, "lesser", "lesser_scalar")
 
-    def __le__(self, other):
-        return self._binary(other, "lesser_equal", "lesser_equal_scalar")
+def _grad_ctx():
+    return torch.enable_grad() if recording.is_recording() else torch.no_grad()
 
-    def _inplace(self, other, op, scalar_op):
-        """``a op= b`` is ``(a op b).copyto(a)``: the storage type of ``a`` is kept."""
-        result = self._binary(other, op, scalar_op)
-        from .cast_storage import copy_into
-        copy_into(result, self)
-        return self
 
-    def __iadd__(self, other):
-        return self._inplace(other, "add", "plus_scalar")
+def copy_into(src, dst):
+    """Copy ``src`` into ``dst`` keeping ``dst``'s storage type, dtype and device; return ``dst``.
 
-    def __isub__(self, other):
-        return self._inplace(other, "subtract", "minus_scalar")
+    Between storage types the values go through ``src.tostype(dst.stype)`` (the
+    ``cast_storage`` operator, a method the operator layer sets on the class).
 
-    def __imul__(self, other):
-        return self._inplace(other, "multiply", "mul_scalar")
+    >>> import sparsenet as mx
+    >>> dst = mx.nd.zeros((2, 2)).tostype('row_sparse')
+    >>> copy_into(mx.nd.array([[0, 1], [0, 0]]), dst).stype
+    'row_sparse'
+    >>> dst.indices.asnumpy()
+    array([0])
+    """
+    if not isinstance(src, NDArray):
+        raise TypeError(f"copyto: expected an NDArray source, got {type(src).__name__}")
+    if tuple(src.shape) != tuple(dst.shape):
+        raise ValueError(f"copyto: shape mismatch, source {src.shape} vs destination "
+                         f"{dst.shape}")
+    if src is dst:
+        return dst
+    with _grad_ctx():
+        if dst.stype == DEFAULT:
+            t = src._dense_tensor()
+            if not (t.data_ptr() == dst._t.data_ptr() and t.stride() == dst._t.stride()
+                    and t.dtype == dst._t.dtype):  # an in-place kernel already wrote it
+                dst._t.copy_(t)
+            return dst
+        casted = src if src.stype == dst.stype else src.tostype(dst.stype)
+        parts = [p.to(device=dst.device) for p in casted._parts()]
+        parts[0] = parts[0].to(dtype=dst._data.dtype)
+        if casted is src:  # never share a value tensor with the source
+            parts = [q.clone() if q.data_ptr() == p.data_ptr() else q
+                     for p, q in zip(src._parts(), parts)]
+        dst._replace(type(dst)._from_parts(*parts, dst.shape))
+    return dst
 
-    def __itruediv__(self, other):
-        return self._inplace(other, "divide", "div_scalar")
 
-    __idiv__ = __itruediv__
-
-    def __imod__(self, other):
-        return self._inplace(other, "modulo", "mod_scalar")
+def copy_to_context(src, ctx):
+    """Return a copy of ``src`` (same storage type) on context ``ctx``."""
+    ctx.check_available()
+    device = ctx.torch_device
+    with _grad_ctx():
+        if src.stype == DEFAULT:
+            t = src._t.to(device)
+            return NDArray(t.clone() if t is src._t else t)
+        parts = [p.to(device) for p in src._parts()]
+        parts = [q.clone() if q is p else q for p, q in zip(src._parts(), parts)]
+        out = type(src)._from_parts(*parts, src.shape)
+        graph = src._graph_tensor() if recording.STATE.recording else None
+        if graph is not None:  # a sparse array in a recorded graph: the copy stays in it
+            out._set_graph(graph.to(device) if graph.device != device else graph * 1)
+        return out

@@ -59,6 +59,18 @@ class RowSparseNDArray(BaseSparseNDArray):
     def _parts(self):
         return self._data, self._indices
 
+    def _dense_tensor(self):
+        out = torch.zeros(self._shape, dtype=self._data.dtype, device=self._data.device)
+        if self._indices.numel():
+            out = out.index_put((self._indices,), self._data)
+        return out
+
+    def _filled(self, value):
+        """A row_sparse array of this shape that stores every row, each element ``value``."""
+        full = torch.full(self._shape, value, dtype=self._data.dtype, device=self.device)
+        idx = torch.arange(self._shape[0], device=self.device)
+        return RowSparseNDArray._from_parts(full, idx, self._shape)
+
     def _with_data(self, values):
         return RowSparseNDArray._from_parts(values, self._indices, self._shape)
 
@@ -82,17 +94,6 @@ class RowSparseNDArray(BaseSparseNDArray):
             return self
         raise ValueError(f"RowSparseNDArray supports x[:] only, got key {key!r}; use "
                          f"mx.nd.sparse.retain(x, row_ids) to select rows")
-
-    def retain(self, indices):
-        """Return the rows ``indices`` (see :func:`sparsenet.nd.sparse.retain`).
-
-        >>> import sparsenet as mx
-        >>> a = mx.nd.sparse.row_sparse_array(([[1.0], [2.0]], [0, 3]), shape=(4, 1))
-        >>> a.retain(mx.nd.array([3])).indices.asnumpy()
-        array([3])
-        """
-        from ..ops.indexing import retain
-        return retain(self, indices)
 
     def asscipy(self):
         """Return a ``scipy.sparse.csr_matrix`` copy of a 2-D row_sparse array."""

@@ -11,7 +11,7 @@ sparsenet.base.SparseFormatError: invalid CSR array: column index 5 at position 
 """
 import torch
 
-from ..base import SparseFormatError
+from ..base import InvalidArgumentError, SparseFormatError
 
 __all__ = ["DEFAULT", "CSR", "ROW_SPARSE", "STYPES", "check_csr", "check_row_sparse",
            "check_stype"]
@@ -26,13 +26,13 @@ STYPE_IDS = {DEFAULT: 0, ROW_SPARSE: 1, CSR: 2}
 
 
 def check_stype(stype):
-    """Return ``stype`` if it is a known storage type, else raise ValueError.
+    """Return ``stype`` if it is a known storage type, else raise InvalidArgumentError.
 
     >>> check_stype('csr')
     'csr'
     """
     if stype not in STYPES:
-        raise ValueError(f"unknown storage type {stype!r}; expected one of {STYPES}")
+        raise InvalidArgumentError(f"unknown storage type {stype!r}; expected one of {STYPES}")
     return stype
 
 

@@ -1,6 +1,8 @@
 """Operators: the registry and one module per family.
 
-Importing this package registers every operator and its storage-type rules.
+Importing this package registers every operator and its storage-type rules, and sets
+the methods that run an operator (``a + b``, ``a.sum()``, ...) on the array classes
+(:mod:`sparsenet.ops.methods`).
 Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
 from . import registry
@@ -8,9 +10,10 @@ from . import cast, unary, scalar, binary, arithmetic, shape, reduce, dot, index
 from . import update_rules
 from . import sparse_embedding
 from . import layer_common, norm, conv, pooling
-from . import softmax, minmax, scatter, layout, quadratic, reset, sampling
+from . import softmax, minmax, scatter, layout, quadratic, reset, sampling, ste
+from . import methods
 
 __all__ = ["registry", "cast", "unary", "scalar", "binary", "arithmetic", "shape", "reduce", "dot",
            "indexing", "nn", "loss", "update_rules", "sparse_embedding",
            "layer_common", "norm", "conv", "pooling", "softmax", "minmax", "scatter", "layout",
-           "quadratic", "reset", "sampling"]
+           "quadratic", "reset", "sampling", "ste", "methods"]

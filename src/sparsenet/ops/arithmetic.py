@@ -17,7 +17,8 @@ import operator
 import numpy as np
 import torch
 
-from ..ndarray.ndarray import NDArray
+from ..base import InvalidArgumentTypeError
+from ..ndarray.ndarray import NDArray, copy_into
 from . import minmax as _minmax
 from . import scalar as _scalar
 from .binary import (broadcast_add, broadcast_div, broadcast_equal, broadcast_greater,
@@ -107,7 +108,7 @@ def binary(lhs, rhs, name, scalar_name=None, reverse=False):
         return (same if lhs.shape == rhs.shape else bcast)(lhs, rhs)
     if _is_scalar(rhs):
         if _is_scalar(lhs):
-            raise TypeError(f"{name}: at least one operand must be an NDArray")
+            raise InvalidArgumentTypeError(f"{name}: at least one operand must be an NDArray")
         if reverse:
             sname = scalar_name if scalar_name else _REVERSED_SCALAR.get(name, _SCALAR_FOR[name])
         else:
@@ -318,13 +319,12 @@ def _dispatch2(lhs, rhs, name):
         return binary(rhs, lhs, name, reverse=True)
     if _is_scalar(lhs) and _is_scalar(rhs):
         return _NUMBER_FNS[name](lhs, rhs)
-    raise TypeError(f"{name}: expected at least one NDArray operand, got "
-                    f"{type(lhs).__name__} and {type(rhs).__name__}")
+    raise InvalidArgumentTypeError(f"{name}: expected at least one NDArray operand, got "
+                                   f"{type(lhs).__name__} and {type(rhs).__name__}")
 
 
 def add_into(dst, src):
     """``dst += src`` in place, keeping ``dst``'s storage type (used for ``grad_req='add'``)."""
-    from ..ndarray.cast_storage import copy_into
     if dst.stype == DEFAULT and src.stype != DEFAULT:
         with torch.no_grad():
             dst._t.copy_(scatter_add_dense(src, dst._t))

@@ -17,9 +17,10 @@ array([[2., 1.],
 """
 import torch
 
+from ..base import InvalidArgumentError, ShapeError
 from ..ndarray.ndarray import NDArray
-from .kernels import (csr_gather_dense, csr_intersection, csr_union, rsp_intersection,
-                      rsp_union, scatter_add_dense)
+from .kernels import (csr_from_keys, csr_gather_dense, csr_intersection, csr_keys, csr_union,
+                      rsp_intersection, rsp_union, scatter_add_dense, zero_quotient_keys)
 from ..ndarray.cast_storage import to_dense_tensor
 from .registry import CSR, DEFAULT, ROW_SPARSE, Many, defop, rule
 
@@ -34,7 +35,7 @@ __all__ = ["elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "broa
 
 def _same_shape(name, lhs, rhs):
     if lhs.shape != rhs.shape:
-        raise ValueError(f"{name}: shapes must be equal, got {tuple(lhs.shape)} and "
+        raise ShapeError(f"{name}: shapes must be equal, got {tuple(lhs.shape)} and "
                          f"{tuple(rhs.shape)}; use broadcast_* to broadcast")
 
 
@@ -122,7 +123,7 @@ def broadcast_shape(a, b):
 
 def _bcast(lhs, rhs, name):
     if broadcast_shape(lhs.shape, rhs.shape) is None:
-        raise ValueError(f"{name}: shapes {tuple(lhs.shape)} and {tuple(rhs.shape)} cannot be "
+        raise ShapeError(f"{name}: shapes {tuple(lhs.shape)} and {tuple(rhs.shape)} cannot be "
                          f"broadcast together")
 
 
@@ -220,6 +221,19 @@ def broadcast_power(lhs, rhs):
     return torch.pow(lhs, rhs)
 
 
+def select_max(lhs, rhs):
+    """``max(lhs, rhs)`` (NaN propagates); the gradient goes to ``lhs`` where ``lhs >= rhs``
+    and to ``rhs`` elsewhere, as MXNet's (torch.maximum splits it on ties)."""
+    rhs = rhs.to(lhs.dtype)
+    return torch.where((lhs >= rhs) | torch.isnan(lhs), lhs, rhs)
+
+
+def select_min(lhs, rhs):
+    """``min(lhs, rhs)`` (NaN propagates); the gradient goes to ``lhs`` where ``lhs <= rhs``."""
+    rhs = rhs.to(lhs.dtype)
+    return torch.where((lhs <= rhs) | torch.isnan(lhs), lhs, rhs)
+
+
 @defop
 def broadcast_maximum(lhs, rhs):
     """Elementwise maximum with broadcasting.
@@ -229,7 +243,7 @@ def broadcast_maximum(lhs, rhs):
     array([3., 5.], dtype=float32)
     """
     _bcast(lhs, rhs, "broadcast_maximum")
-    return torch.maximum(lhs, rhs.to(lhs.dtype))
+    return select_max(lhs, rhs)
 
 
 @defop
@@ -241,7 +255,7 @@ def broadcast_minimum(lhs, rhs):
     array([1., 3.], dtype=float32)
     """
     _bcast(lhs, rhs, "broadcast_minimum")
-    return torch.minimum(lhs, rhs.to(lhs.dtype))
+    return select_min(lhs, rhs)
 
 
 def _compare(fn, name):
@@ -375,7 +389,7 @@ def add_n(*args):
     'row_sparse'
     """
     if not args:
-        raise ValueError("add_n needs at least one input")
+        raise InvalidArgumentError("add_n needs at least one input, got none")
     out = args[0]
     for a in args[1:]:
         _same_shape("add_n", out, a)
@@ -398,14 +412,14 @@ def where(condition, x, y):
     array([1., 6.], dtype=float32)
     """
     if x.shape != y.shape:
-        raise ValueError(f"where: x and y must have one shape, got {tuple(x.shape)} and "
+        raise ShapeError(f"where: x and y must have one shape, got {tuple(x.shape)} and "
                          f"{tuple(y.shape)}")
     c = condition
     if c.shape != x.shape:
         if c.dim() == 1 and c.shape[0] == x.shape[0]:
             c = c.reshape((-1,) + (1,) * (x.dim() - 1))
         else:
-            raise ValueError(f"where: condition shape {tuple(c.shape)} must equal x's "
+            raise ShapeError(f"where: condition shape {tuple(c.shape)} must equal x's "
                              f"{tuple(x.shape)} or be ({x.shape[0]},)")
     return torch.where(c != 0, x, y)
 
@@ -413,45 +427,65 @@ def where(condition, x, y):
 # ---------------------------------------------------------------------- sparse kernels
 def _check(name, lhs, rhs):
     if lhs.shape != rhs.shape:
-        raise ValueError(f"{name}: shapes must be equal, got {lhs.shape} and {rhs.shape}")
+        raise ShapeError(f"{name}: shapes must be equal, got {lhs.shape} and {rhs.shape}")
 
 
-def _sparse_add(sign):
+def _result_shape(name, lhs, rhs, broadcast):
+    """Shape of ``name(lhs, rhs)``; raises ShapeError when the shapes do not fit."""
+    if lhs.shape == rhs.shape:
+        return lhs.shape
+    if not broadcast:
+        _same_shape(name, lhs, rhs)
+    shape = broadcast_shape(lhs.shape, rhs.shape)
+    if shape is None:
+        _bcast(lhs, rhs, name)
+    return shape
+
+
+def _sparse_add(name, sign, broadcast):
     def kernel(lhs, rhs):
         if lhs.shape != rhs.shape:
-            return NotImplemented
+            _result_shape(name, lhs, rhs, broadcast)  # raises unless the shapes broadcast
+            return NotImplemented  # a broadcast between two sparse arrays: dense fallback
         if lhs.stype == CSR:
             return csr_union(lhs, rhs, sign)
         return rsp_union(lhs, rhs, sign)
     return kernel
 
 
-def _sparse_dense_add(sign):
-    def kernel(lhs, rhs):  # lhs sparse, rhs dense
-        d = rhs._t if rhs.shape == lhs.shape else rhs._t.expand(lhs.shape)
-        base = d if sign == 1.0 else -d
-        return NDArray(scatter_add_dense(lhs, base))
+def _mixed_add(name, sign, broadcast, sparse_first):
+    """Kernel of ``lhs + sign * rhs`` with one sparse and one dense operand: dense result.
+
+    The dense operand broadcast to the result is added to the sparse values; a
+    sparse operand smaller than the result (a row or column vector being
+    broadcast) is densified first, its size bounded by the result's.
+    """
+    def kernel(lhs, rhs):
+        shape = _result_shape(name, lhs, rhs, broadcast)
+        sparse, dense = (lhs, rhs) if sparse_first else (rhs, lhs)
+        if sparse.shape != shape:  # the sparse operand is broadcast
+            a, b = to_dense_tensor(lhs), to_dense_tensor(rhs)
+            return NDArray(a + b if sign == 1.0 else a - b)
+        d = dense._t if dense.shape == shape else dense._t.expand(shape)
+        if sparse_first:  # sparse + sign * dense
+            return NDArray(scatter_add_dense(sparse, d if sign == 1.0 else -d))
+        return NDArray(scatter_add_dense(sparse, d, sign))
     return kernel
 
 
-def _dense_sparse_add(sign):
-    def kernel(lhs, rhs):  # lhs dense, rhs sparse
-        d = lhs._t if lhs.shape == rhs.shape else lhs._t.expand(rhs.shape)
-        return NDArray(scatter_add_dense(rhs, d, sign))
+def _sparse_sparse_mul(name, broadcast):
+    def kernel(lhs, rhs):
+        if lhs.shape != rhs.shape:
+            _result_shape(name, lhs, rhs, broadcast)  # raises unless the shapes broadcast
+            return NotImplemented  # a broadcast between two sparse arrays: dense fallback
+        if lhs.stype == CSR:
+            return csr_intersection(lhs, rhs, torch.mul)
+        return rsp_intersection(lhs, rhs, torch.mul)
     return kernel
-
-
-def _sparse_sparse_mul(lhs, rhs):
-    if lhs.shape != rhs.shape:
-        return NotImplemented
-    if lhs.stype == CSR:
-        return csr_intersection(lhs, rhs, torch.mul)
-    return rsp_intersection(lhs, rhs, torch.mul)
 
 
 def _sparse_dense_mul(sparse, dense, fn):
-    if broadcast_shape(tuple(dense.shape), sparse.shape) != tuple(sparse.shape):
-        return NotImplemented
+    """``fn(stored values, dense values there)``: ``dense`` broadcasts to ``sparse``'s shape."""
     d = dense._t
     if sparse.stype == CSR:
         return sparse._with_data(fn(sparse._data, csr_gather_dense(sparse, d)))
@@ -459,16 +493,32 @@ def _sparse_dense_mul(sparse, dense, fn):
     return sparse._with_data(fn(sparse._data, d.index_select(0, sparse._indices)))
 
 
-def _csr_dns_mul(lhs, rhs):
-    return _sparse_dense_mul(lhs, rhs, torch.mul)
+def _mixed_mul(name, broadcast, sparse_first, fn=torch.mul):
+    """Kernel of ``fn(lhs, rhs)`` (``fn(0, x) == 0``) with one sparse and one dense operand."""
+    def kernel(lhs, rhs):
+        sparse, dense = (lhs, rhs) if sparse_first else (rhs, lhs)
+        if _result_shape(name, lhs, rhs, broadcast) != sparse.shape:
+            return NotImplemented  # the sparse operand is broadcast: dense fallback
+        return _sparse_dense_mul(sparse, dense, fn)
+    return kernel
 
 
-def _dns_csr_mul(lhs, rhs):
-    return _sparse_dense_mul(rhs, lhs, torch.mul)
+_csr_dns_quotient = _mixed_mul("broadcast_div", True, True, _div)
 
 
-def _sparse_dns_div(lhs, rhs):
-    return _sparse_dense_mul(lhs, rhs, _div)
+def _csr_dns_div(lhs, rhs):
+    out = _csr_dns_quotient(lhs, rhs)
+    if out is NotImplemented or lhs.shape != rhs.shape:  # a vector: MXNet's stored-only rule
+        return out
+    nan_keys = zero_quotient_keys(lhs, rhs._t)  # 0 / 0 at positions lhs does not store
+    if nan_keys is None:
+        return out
+    if not out._data.dtype.is_floating_point:
+        _div(lhs._data.new_zeros(1), lhs._data.new_zeros(1))  # raises, as the dense division
+    keys = torch.cat([csr_keys(out), nan_keys])
+    values = torch.cat([out._data, out._data.new_full((nan_keys.numel(),), float("nan"))])
+    order = torch.argsort(keys)
+    return csr_from_keys(keys[order], values[order], lhs.shape)
 
 
 def _densified(fn):
@@ -478,30 +528,30 @@ def _densified(fn):
     return kernel
 
 
-_dense_div = _densified(_div)
+_dense_div = _densified(elemwise_div.fn)  # the definition checks the shapes
 
 # elementwise add/sub: sparse+sparse keeps the type, anything with a dense input is dense
-for _op, _sign in ((elemwise_add, 1.0), (elemwise_sub, -1.0),
-                   (broadcast_add, 1.0), (broadcast_sub, -1.0)):
-    rule(_op, CSR, CSR, out=CSR)(_sparse_add(_sign))
-    rule(_op, ROW_SPARSE, ROW_SPARSE, out=ROW_SPARSE)(_sparse_add(_sign))
-    rule(_op, CSR, DEFAULT, out=DEFAULT)(_sparse_dense_add(_sign))
-    rule(_op, DEFAULT, CSR, out=DEFAULT)(_dense_sparse_add(_sign))
-    rule(_op, ROW_SPARSE, DEFAULT, out=DEFAULT)(_sparse_dense_add(_sign))
-    rule(_op, DEFAULT, ROW_SPARSE, out=DEFAULT)(_dense_sparse_add(_sign))
+for _op, _sign, _broadcast in ((elemwise_add, 1.0, False), (elemwise_sub, -1.0, False),
+                               (broadcast_add, 1.0, True), (broadcast_sub, -1.0, True)):
+    rule(_op, CSR, CSR, out=CSR)(_sparse_add(_op.name, _sign, _broadcast))
+    rule(_op, ROW_SPARSE, ROW_SPARSE, out=ROW_SPARSE)(_sparse_add(_op.name, _sign, _broadcast))
+    for _sparse in (CSR, ROW_SPARSE):
+        rule(_op, _sparse, DEFAULT, out=DEFAULT)(_mixed_add(_op.name, _sign, _broadcast, True))
+        rule(_op, DEFAULT, _sparse, out=DEFAULT)(_mixed_add(_op.name, _sign, _broadcast, False))
 
 # elementwise multiply: a sparse operand keeps its type (zeros stay zeros)
 for _op in (elemwise_mul, broadcast_mul):
-    rule(_op, CSR, CSR, out=CSR)(_sparse_sparse_mul)
-    rule(_op, ROW_SPARSE, ROW_SPARSE, out=ROW_SPARSE)(_sparse_sparse_mul)
-    rule(_op, CSR, DEFAULT, out=CSR)(_csr_dns_mul)
-    rule(_op, DEFAULT, CSR, out=CSR)(_dns_csr_mul)
-    rule(_op, ROW_SPARSE, DEFAULT, out=ROW_SPARSE)(_csr_dns_mul)
-    rule(_op, DEFAULT, ROW_SPARSE, out=ROW_SPARSE)(_dns_csr_mul)
+    _broadcast = _op is broadcast_mul
+    rule(_op, CSR, CSR, out=CSR)(_sparse_sparse_mul(_op.name, _broadcast))
+    rule(_op, ROW_SPARSE, ROW_SPARSE, out=ROW_SPARSE)(_sparse_sparse_mul(_op.name, _broadcast))
+    for _sparse in (CSR, ROW_SPARSE):
+        rule(_op, _sparse, DEFAULT, out=_sparse)(_mixed_mul(_op.name, _broadcast, True))
+        rule(_op, DEFAULT, _sparse, out=_sparse)(_mixed_mul(_op.name, _broadcast, False))
 
-# elementwise divide: 0 / 0 is NaN, so only a sparse numerator over a dense
-# denominator of broadcast shape keeps CSR (MXNet's csr / vector); else dense
-rule(broadcast_div, CSR, DEFAULT, out=CSR)(_sparse_dns_div)
+# elementwise divide: a CSR numerator over a dense row or column vector stays CSR and
+# divides the stored values only (MXNet's csr / vector); over a dense denominator of its
+# shape (MXNet 1.9.1 raises) it stays CSR and also stores the NaNs of 0 / 0 and 0 / NaN
+rule(broadcast_div, CSR, DEFAULT, out=CSR)(_csr_dns_div)
 for _a, _b in ((CSR, DEFAULT), (DEFAULT, CSR), (ROW_SPARSE, DEFAULT), (DEFAULT, ROW_SPARSE),
                (ROW_SPARSE, ROW_SPARSE)):
     rule(elemwise_div, _a, _b, out=DEFAULT)(_dense_div)

@@ -22,6 +22,8 @@ import torch
 import torch.nn.functional as F
 
 from .. import recording
+from ..torch_compat import embedding_bag
+from ..base import ShapeError
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -59,7 +61,7 @@ def dot(lhs, rhs, *, transpose_a=False, transpose_b=False, forward_stype=None):
     if a.dim() == 1 and b.dim() == 1:
         return torch.dot(a, b).reshape(1)
     if a.shape[-1] != b.shape[0]:
-        raise ValueError(f"dot: shape mismatch, {tuple(a.shape)} x {tuple(b.shape)} "
+        raise ShapeError(f"dot: shape mismatch, {tuple(a.shape)} x {tuple(b.shape)} "
                          f"(transpose_a={transpose_a}, transpose_b={transpose_b})")
     if a.dim() <= 2 and b.dim() <= 2:
         return torch.matmul(a, b)
@@ -108,9 +110,8 @@ def csr_dense_mm(x, w, sparse_grad=False):
     the gradient of the CSR values.
     """
     values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
-    # torch.embedding_bag is F.embedding_bag without its argument checks (done here)
-    return torch.embedding_bag(w, x._indices, x._indptr[:-1], False, 0, sparse_grad, values,
-                               False, None)[0]
+    # F.embedding_bag without its argument checks (done here)
+    return embedding_bag(w, x._indices, x._indptr[:-1], values, sparse_grad)
 
 
 class _CsrDenseTMM(torch.autograd.Function):
@@ -184,7 +185,7 @@ def _weighted_bags(weight, ids, offsets, values):
     if ids.numel() == 0:
         return weight.new_zeros((offsets.numel(), weight.shape[1]))
     values = values if values.dtype == weight.dtype else values.to(weight.dtype)
-    return torch.embedding_bag(weight, ids, offsets, False, 0, False, values, False, None)[0]
+    return embedding_bag(weight, ids, offsets, values, False)
 
 
 def csr_t_dense_rsp(x, g):
@@ -224,7 +225,7 @@ def _mm_shape_error(lhs, rhs, p):
     a = lhs.shape[::-1] if p["transpose_a"] else lhs.shape
     b = rhs.shape[::-1] if p["transpose_b"] else rhs.shape
     if a[1] != b[0]:
-        raise ValueError(f"dot: shape mismatch, {tuple(a)} x {tuple(b)} (transpose_a="
+        raise ShapeError(f"dot: shape mismatch, {tuple(a)} x {tuple(b)} (transpose_a="
                          f"{p['transpose_a']}, transpose_b={p['transpose_b']})")
 
 
@@ -247,13 +248,23 @@ def _dot_csr_dnsT(lhs, rhs, **p):
     return NDArray(csr_dense_t_mm(lhs, rhs))
 
 
-@rule(dot, CSR, DEFAULT, out=ROW_SPARSE, when={"transpose_a": True})
+@rule(dot, CSR, DEFAULT, out=ROW_SPARSE, when={"transpose_a": True, "transpose_b": False})
 def _dot_csrT_dns(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
     _mm_shape_error(lhs, rhs, p)
-    g = rhs._t.t() if p["transpose_b"] else rhs._t
-    return csr_t_dense_rsp(lhs, g)
+    return csr_t_dense_rsp(lhs, rhs._t)
+
+
+@rule(dot, CSR, DEFAULT, out=DEFAULT, when={"transpose_a": True, "transpose_b": True})
+def _dot_csrT_dnsT(lhs, rhs, **p):
+    # dense, as MXNet 1.9.1 (which densifies the CSR input); computed from the stored values
+    if not _check2d(lhs, rhs):
+        return NotImplemented
+    _mm_shape_error(lhs, rhs, p)
+    r = csr_t_dense_rsp(lhs, rhs._t.t())
+    out = r._data.new_zeros(r.shape)
+    return NDArray(out.index_copy_(0, r._indices, r._data))
 
 
 @rule(dot, CSR, ROW_SPARSE, out=DEFAULT, when={"transpose_a": False, "transpose_b": False})

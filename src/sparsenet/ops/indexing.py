@@ -18,7 +18,7 @@ import builtins
 
 import torch
 
-from ..base import InvalidArgumentError
+from ..base import IndexOutOfRangeError, InvalidArgumentError, ShapeError, torch_dtype
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -153,9 +153,10 @@ def _take_indices(indices, n, mode):
     if mode == "raise":
         if idx.numel() and (bool((idx < -n).any()) or bool((idx >= n).any())):
             bad = idx[(idx < -n) | (idx >= n)][0]
-            raise IndexError(f"take: index {int(bad)} is out of range for axis of size {n}")
+            raise IndexOutOfRangeError(f"take: index {int(bad)} is out of range for axis of "
+                                       f"size {n}")
         return torch.remainder(idx, n)
-    raise ValueError(f"take: mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
+    raise InvalidArgumentError(f"take: mode must be 'clip', 'wrap' or 'raise', got {mode!r}")
 
 
 @defop
@@ -223,7 +224,7 @@ def _checked_row_ids(indices, n):
         if bool(bad.any()):
             v = raw[bad][0].item()
             v = int(v) if isinstance(v, float) and v.is_integer() else v
-            raise IndexError(f"retain: row id {v} is out of range [0, {n})")
+            raise IndexOutOfRangeError(f"retain: row id {v} is out of range [0, {n})")
     return torch.unique(ids, sorted=True)
 
 
@@ -263,7 +264,8 @@ def split(data, *, num_outputs=1, axis=1, squeeze_axis=False):
     """
     n = data.shape[axis]
     if n % num_outputs:
-        raise ValueError(f"split: axis {axis} of size {n} is not divisible by {num_outputs}")
+        raise InvalidArgumentError(f"split: axis {axis} of size {n} is not divisible by "
+                                   f"{num_outputs}")
     parts = torch.chunk(data, num_outputs, dim=axis)
     if squeeze_axis:
         parts = [p.squeeze(axis) for p in parts]
@@ -282,7 +284,6 @@ def one_hot(indices, *, depth=1, on_value=1.0, off_value=0.0, dtype="float32"):
     array([[0., 1., 0.],
            [1., 0., 0.]], dtype=float32)
     """
-    from ..base import torch_dtype
     idx = indices.to(torch.int64)
     valid = (idx >= 0) & (idx < depth)
     oh = torch.nn.functional.one_hot(idx.clamp(0, max(depth - 1, 0)), depth) * valid.unsqueeze(-1)
@@ -390,7 +391,7 @@ def _same_trailing(arrays, dim):
     for a in arrays[1:]:
         if len(a.shape) != len(s0) or any(x != y for i, (x, y) in enumerate(zip(a.shape, s0))
                                           if i != dim):
-            raise ValueError(f"concat: shapes {[tuple(x.shape) for x in arrays]} differ outside "
+            raise ShapeError(f"concat: shapes {[tuple(x.shape) for x in arrays]} differ outside "
                              f"axis {dim}")
 
 

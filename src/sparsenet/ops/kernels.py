@@ -12,7 +12,7 @@ from ..ndarray.row_sparse import RowSparseNDArray
 __all__ = ["csr_keys", "csr_from_keys", "values_map", "csr_union", "csr_intersection",
            "rsp_union", "rsp_intersection", "csr_gather_dense", "scatter_add_dense",
            "empty_csr", "empty_rsp", "unique_inverse", "sorted_by_key", "csr_union_map",
-           "rsp_union_map", "dense_rows"]
+           "rsp_union_map", "dense_rows", "zero_quotient_keys"]
 
 
 def csr_keys(a):
@@ -183,3 +183,18 @@ def scatter_add_dense(a, dense, sign=1.0):
         flat = csr_keys(a)
         return dense.to(dtype).reshape(-1).index_add(0, flat, vals.to(dtype)).reshape(dense.shape)
     return dense.to(dtype).index_add(0, a._indices, vals.to(dtype))
+
+
+
+def zero_quotient_keys(a, divisor):
+    """Sorted linear keys of the positions CSR ``a`` does not store where ``divisor`` (a
+    dense tensor of ``a``'s shape) is 0 or NaN: there ``a / divisor`` is NaN. None if none.
+    """
+    bad = divisor == 0
+    if divisor.is_floating_point():
+        bad |= torch.isnan(divisor)
+    if not bool(bad.any()):
+        return None
+    keys = bad.reshape(-1).nonzero().reshape(-1)  # sorted
+    keys = keys[~torch.isin(keys, csr_keys(a))]
+    return keys if keys.numel() else None

@@ -13,7 +13,7 @@ operator and the parameter when they do not fit.
 >>> channel_last('NHWC', 2, 'Convolution'), channel_last(None, 2, 'Convolution')
 (True, False)
 """
-from ..base import SparsenetError
+from ..base import InvalidArgumentError
 
 __all__ = ["LayerParameterError", "expand_tuple", "channel_last", "to_channel_first",
            "from_channel_first", "channel_axis"]
@@ -21,7 +21,7 @@ __all__ = ["LayerParameterError", "expand_tuple", "channel_last", "to_channel_fi
 _LAYOUTS = {1: ("NCW", "NWC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
-class LayerParameterError(SparsenetError, ValueError):
+class LayerParameterError(InvalidArgumentError):
     """A layer operator got a parameter, or an input shape, it cannot work with.
 
     >>> import sparsenet as mx

@@ -43,9 +43,11 @@ array([1., 2.], dtype=float32)
 import torch
 import torch.nn.functional as F
 
+from ..base import InvalidArgumentError, ShapeError
 from ..ndarray.cast_storage import to_dense_tensor
 from ..ndarray.ndarray import NDArray
-from .registry import CSR, DEFAULT, defop, input_shapes, rule
+from .kernels import values_map
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, input_shapes, rule
 
 __all__ = ["l2_loss", "l1_loss", "sigmoid_bce_loss", "softmax_ce_loss", "logistic_loss",
            "hinge_loss", "squared_hinge_loss", "huber_loss", "kldiv_loss",
@@ -59,7 +61,7 @@ def _like(label, pred):
     if label.shape == pred.shape:
         return label
     if label.numel() != pred.numel():
-        raise ValueError(f"loss: label of shape {tuple(label.shape)} ({label.numel()} elements) "
+        raise ShapeError(f"loss: label of shape {tuple(label.shape)} ({label.numel()} elements) "
                          f"cannot be reshaped like prediction of shape {tuple(pred.shape)}")
     if pred.shape[-1] == 1 and label.shape == pred.shape[:-1]:  # (N,) labels, (N, 1) scores
         return label.unsqueeze(-1)
@@ -163,7 +165,8 @@ def logistic_loss(pred, label, sample_weight=None, *, label_format="signed", wei
     array([0.6931472], dtype=float32)
     """
     if label_format not in ("signed", "binary"):
-        raise ValueError(f"label_format can only be signed or binary, got {label_format!r}")
+        raise InvalidArgumentError(f"label_format can only be signed or binary, got "
+                                   f"{label_format!r}")
     z = _like(label, pred)
     if label_format == "signed":
         z = (z + 1.0) / 2.0
@@ -230,7 +233,7 @@ def _per_sample(label, data):
     """The label reshaped to ``data``'s shape and the outputs per sample."""
     if label.shape != data.shape:
         if label.numel() != data.numel():
-            raise ValueError(f"regression output: label shape {tuple(label.shape)} does not "
+            raise ShapeError(f"regression output: label shape {tuple(label.shape)} does not "
                              f"match the prediction shape {tuple(data.shape)} (same number of "
                              f"elements expected)")
         label = label.reshape(data.shape)
@@ -349,7 +352,7 @@ class _SoftmaxLoss(torch.autograd.Function):
         out = torch.softmax(x, dim=axis)
         per_position = out.select(axis, 0)
         if tuple(label.shape) != tuple(out.shape) and label.numel() != per_position.numel():
-            raise ValueError(f"SoftmaxOutput: label shape {tuple(label.shape)} does not fit data "
+            raise ShapeError(f"SoftmaxOutput: label shape {tuple(label.shape)} does not fit data "
                              f"shape {tuple(data.shape)}; expected class ids of shape "
                              f"{tuple(per_position.shape)} or probabilities of shape "
                              f"{tuple(out.shape)}")
@@ -414,8 +417,8 @@ def SoftmaxOutput(data, label, *, grad_scale=1.0, ignore_label=-1.0,  # noqa: N8
     (array([[0.5, 0.5]], dtype=float32), array([[ 0.5, -0.5]], dtype=float32))
     """
     if normalization not in _NORMALIZATIONS:
-        raise ValueError(f"SoftmaxOutput: normalization must be one of {_NORMALIZATIONS}, got "
-                         f"{normalization!r}")
+        raise InvalidArgumentError(f"SoftmaxOutput: normalization must be one of "
+                                   f"{_NORMALIZATIONS}, got {normalization!r}")
     p = {"grad_scale": grad_scale, "ignore_label": ignore_label, "multi_output": multi_output,
          "use_ignore": use_ignore, "preserve_shape": preserve_shape,
          "normalization": normalization, "out_grad": out_grad, "smooth_alpha": smooth_alpha}
@@ -473,9 +476,19 @@ def MakeLoss(data, *, grad_scale=1.0, valid_thresh=0.0, normalization="null"):  
     array([[1., 2.]], dtype=float32)
     """
     if normalization not in _NORMALIZATIONS:
-        raise ValueError(f"MakeLoss: normalization must be one of {_NORMALIZATIONS}, got "
-                         f"{normalization!r}")
+        raise InvalidArgumentError(f"MakeLoss: normalization must be one of {_NORMALIZATIONS}, got "
+                                   f"{normalization!r}")
     return _MakeLoss.apply(data, grad_scale, valid_thresh, normalization)
+
+
+@rule(MakeLoss, CSR, out=CSR)
+@rule(MakeLoss, ROW_SPARSE, out=ROW_SPARSE)
+def _make_loss_sparse(data, *, grad_scale=1.0, valid_thresh=0.0, normalization="null"):
+    # identity forward on the stored values (MXNet's make_loss keeps csr and row_sparse);
+    # the gradient is recorded through the dense definition
+    if normalization not in _NORMALIZATIONS:
+        MakeLoss.fn(torch.zeros(0), normalization=normalization)  # raises the message above
+    return values_map(data, torch.clone)
 
 
 make_loss = MakeLoss

@@ -21,7 +21,8 @@ array([[1., 0.],
 """
 import torch
 
-from .binary import broadcast_hypot, broadcast_maximum, broadcast_minimum
+from .binary import (broadcast_hypot, broadcast_maximum, broadcast_minimum, select_max,
+                     select_min)
 from .kernels import csr_union_map, rsp_union_map
 from .registry import CSR, ROW_SPARSE, defop, rule
 from ..base import InvalidArgumentError
@@ -45,7 +46,7 @@ def maximum(lhs, rhs):
     array([3., 5.], dtype=float32)
     """
     _same_shape("_maximum", lhs, rhs)
-    return torch.maximum(lhs, rhs.to(lhs.dtype))
+    return select_max(lhs, rhs)
 
 
 @defop(name="_minimum")
@@ -57,7 +58,7 @@ def minimum(lhs, rhs):
     array([1., 2.], dtype=float32)
     """
     _same_shape("_minimum", lhs, rhs)
-    return torch.minimum(lhs, rhs.to(lhs.dtype))
+    return select_min(lhs, rhs)
 
 
 @defop(name="_hypot")

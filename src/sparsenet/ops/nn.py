@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import recording
-from ..base import InvalidArgumentError
+from ..base import IndexOutOfRangeError, InvalidArgumentError, ShapeError
 from ..ndarray.ndarray import NDArray
 from .dot import _wants_sparse_grad, csr_dense_t_mm
 from .layer_common import LayerParameterError
@@ -46,7 +46,7 @@ def FullyConnected(data, weight, bias=None, *, num_hidden=0, no_bias=False,  # n
     """
     x = data.reshape(data.shape[0], -1) if flatten and data.dim() != 2 else data
     if weight.dim() != 2 or weight.shape[1] != x.shape[-1]:
-        raise ValueError(f"FullyConnected: weight shape {tuple(weight.shape)} does not match "
+        raise ShapeError(f"FullyConnected: weight shape {tuple(weight.shape)} does not match "
                          f"input features {x.shape[-1]} (expected ({num_hidden or '?'}, "
                          f"{x.shape[-1]}))")
     return F.linear(x, weight, None if no_bias or bias is None else _bias_vector(bias, weight))
@@ -67,7 +67,7 @@ def _fc_csr(data, weight, bias=None, *, num_hidden=0, no_bias=False, flatten=Tru
     if weight.ndim != 2 or not data._data.dtype.is_floating_point:
         return NotImplemented
     if weight.shape[1] != data.shape[1]:
-        raise ValueError(f"FullyConnected: weight shape {weight.shape} does not match input "
+        raise ShapeError(f"FullyConnected: weight shape {weight.shape} does not match input "
                          f"features {data.shape[1]}")
     out = csr_dense_t_mm(data, weight)
     if bias is not None and not no_bias:
@@ -118,7 +118,8 @@ def _checked_ids(data, n):
         lo, hi = int(ids.min()), int(ids.max())
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
-            raise IndexError(f"Embedding: id {bad} is out of range [0, {n}) (input_dim={n})")
+            raise IndexOutOfRangeError(f"Embedding: id {bad} is out of range [0, {n}) "
+                                       f"(input_dim={n})")
     return ids
 
 
@@ -170,8 +171,8 @@ def Activation(data, *, act_type="relu"):  # noqa: N802
         return F.softplus(data)
     if act_type == "softsign":
         return F.softsign(data)
-    raise ValueError(f"Activation: act_type must be relu, sigmoid, tanh, softrelu or softsign, "
-                     f"got {act_type!r}")
+    raise InvalidArgumentError(f"Activation: act_type must be relu, sigmoid, tanh, softrelu or "
+                               f"softsign, got {act_type!r}")
 
 
 def _relu_like(p):

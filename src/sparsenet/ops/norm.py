@@ -75,7 +75,8 @@ def BatchNorm(data, gamma, beta, moving_mean, moving_var, *, eps=1e-3,  # noqa: 
     moving_mean, moving_var : NDArray
         Moving statistics, shape ``(channels,)``; used outside training (or with
         ``use_global_stats``), updated in place by the backward pass of a
-        training step.
+        training step. In a symbol they are auxiliary states
+        (``list_auxiliary_states()``), not arguments.
     eps : float
     momentum : float
     fix_gamma : bool
@@ -140,6 +141,13 @@ def _affine(x, mean, var, gamma, beta, eps):
     return (x - mean.reshape(shape)) * scale + beta.reshape(shape)
 
 
+# Symbol traits (see sparsenet.symbol.op_traits), measured with MXNet 1.9.1: the moving
+# statistics are auxiliary states, initialised to zeros and ones; the outputs are named.
+BatchNorm.aux_inputs = ("moving_mean", "moving_var")
+BatchNorm.output_names = ("output", "mean", "var")
+BatchNorm.input_inits = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
+
+
 @input_shapes(BatchNorm)
 def _batchnorm_input_shapes(shapes, params):
     shapes = list(shapes) + [None] * (5 - len(shapes))
@@ -174,6 +182,9 @@ def LayerNorm(data, gamma, beta, *, axis=-1, eps=1e-5, output_mean_var=False):  
         var, mean = torch.var_mean(data, dim=ax, keepdim=True, unbiased=False)
         return out, mean, torch.sqrt(var + eps)
     return out
+
+
+LayerNorm.output_names = ("output", "mean", "std")
 
 
 @input_shapes(LayerNorm)
@@ -245,6 +256,9 @@ def GroupNorm(data, gamma, beta, *, num_groups=1, eps=1e-5,  # noqa: N802
         var, mean = torch.var_mean(grouped, dim=-1, unbiased=False)
         return out, mean, torch.sqrt(var + eps)
     return out
+
+
+GroupNorm.output_names = ("output", "mean", "std")
 
 
 @input_shapes(GroupNorm)

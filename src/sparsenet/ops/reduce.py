@@ -16,7 +16,7 @@ import builtins
 
 import torch
 
-from ..base import torch_dtype
+from ..base import IndexOutOfRangeError, InvalidArgumentError, torch_dtype
 from ..ndarray.ndarray import wrap
 from ..ndarray.row_sparse import RowSparseNDArray
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
@@ -31,11 +31,13 @@ def normalize_axes(axis, ndim, exclude=False):
     if axis is None or axis == ():
         axes = tuple(range(ndim))
     else:
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(sorted(a % ndim if ndim else a for a in axes))
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        n = builtins.max(ndim, 1)
         for a in axes:
-            if not 0 <= a < builtins.max(ndim, 1):
-                raise ValueError(f"axis {a} is out of range for {ndim} dimensions")
+            if not -n <= a < n:
+                raise IndexOutOfRangeError(f"axis {a} is out of range for {ndim} dimensions "
+                                           f"(expected {-n} <= axis < {n})")
+        axes = tuple(sorted(a % n for a in axes))
     if exclude:
         axes = tuple(a for a in range(ndim) if a not in axes)
     return axes
@@ -153,7 +155,7 @@ def norm(data, *, ord=2, axis=None, keepdims=False, out_dtype=None):  # noqa: A0
     array([7.], dtype=float32)
     """
     if ord not in (1, 2):
-        raise ValueError(f"norm: ord must be 1 or 2, got {ord}")
+        raise InvalidArgumentError(f"norm: ord must be 1 or 2, got {ord}")
     axes = normalize_axes(axis, data.dim())
     x = data if data.dtype.is_floating_point else data.float()
     if ord == 1:
@@ -231,7 +233,8 @@ def topk(data, *, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float
         return values, idx_out
     if ret_typ == "mask":
         return torch.zeros_like(data).scatter(axis, idx, 1.0)
-    raise ValueError(f"topk: ret_typ must be 'indices', 'value', 'both' or 'mask', got {ret_typ!r}")
+    raise InvalidArgumentError(f"topk: ret_typ must be 'indices', 'value', 'both' or 'mask', "
+                               f"got {ret_typ!r}")
 
 
 @defop

@@ -38,16 +38,20 @@ from .. import config
 from ..recording import STATE
 from ..torch_compat import set_grad_enabled
 from .trace import note
-from ..base import OperatorArgumentError
+from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
+                    UnknownOperatorError)
+from .errors import CONVERTED, raise_op_error
 from ..context import Context
-from ..ndarray.ndarray import NDArray, wrap
+from ..ndarray.csr import CSRNDArray
+from ..ndarray.ndarray import NDArray, copy_into, wrap
+from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
 
 __all__ = ["Operator", "Many", "defop", "rule", "input_shapes", "get_op", "list_ops",
            "OPERATORS", "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
 OPERATORS = {}
-_ARRAY_TYPES = frozenset()  # the container classes, filled in at the end of the module
+_ARRAY_TYPES = frozenset((NDArray, CSRNDArray, RowSparseNDArray))  # the container classes
 _STYPE_OF = operator.attrgetter("stype")
 # arrays can live on several devices only when torch sees an accelerator
 _MULTI_DEVICE = torch.cuda.is_available() or (hasattr(torch, "backends") and hasattr(
@@ -180,7 +184,7 @@ class Operator:
     # ------------------------------------------------------------------ rules
     def add_rule(self, pattern, out, when, fn):
         if out not in STYPES:
-            raise ValueError(f"rule for {self.name}: unknown output stype {out!r}")
+            raise InvalidArgumentError(f"rule for {self.name}: unknown output stype {out!r}")
         r = Rule(self, pattern, out, when, fn)
         if isinstance(pattern, Many) or all(st == DEFAULT for st in pattern):
             self._dense_only = False  # dense inputs may run a rule: take the dispatching path
@@ -189,7 +193,7 @@ class Operator:
         else:
             for s in pattern:
                 if s not in STYPES:
-                    raise ValueError(f"rule for {self.name}: unknown input stype {s!r}")
+                    raise InvalidArgumentError(f"rule for {self.name}: unknown input stype {s!r}")
             self._rules.setdefault(tuple(pattern), []).append(r)
         return r
 
@@ -221,8 +225,12 @@ class Operator:
         return n(self.bind_params(params or {})) if callable(n) else n
 
     def _forced_stype(self, params):
+        """The output storage type ``forward_stype`` forces ('default' included), or None."""
         fs = params.get("forward_stype")
-        return fs if fs not in (None, DEFAULT) else None
+        if fs is not None and fs not in STYPES:
+            raise InvalidArgumentError(f"{self.name}: forward_stype must be None or one of "
+                                       f"{STYPES}, got {fs!r}")
+        return fs
 
     # ------------------------------------------------------------------ calling
     def bind_params(self, kwargs):
@@ -245,57 +253,61 @@ class Operator:
         return params
 
     def __call__(self, *args, out=None, **kwargs):
-        if self._dense_only and out is None and self._n_required <= len(args) <= self._n_inputs:
-            # the common call on dense arrays: no rule applies, the dense definition runs
-            # with the keyword parameters as given (the definition has the same defaults)
-            tensors = []
-            for a in args:
-                if a.__class__ is not NDArray:
-                    break
-                tensors.append(a._t)
-            else:
-                if not kwargs or self._param_set.issuperset(kwargs):
-                    if len(args) > 1 and _MULTI_DEVICE:
-                        _check_devices(args, self.name)
-                    if STATE.recording:
-                        res = self.fn(*tensors, **kwargs)
-                        res = [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
-                            else wrap(res)
-                        note(self, kwargs, args, res)  # for autograd.get_symbol
-                        return res
-                    if not torch.is_grad_enabled():
-                        res = self.fn(*tensors, **kwargs)
-                    else:  # outside autograd.record(): nothing is recorded
-                        set_grad_enabled(False)
-                        try:
+        try:  # costs nothing until something is raised
+            if (self._dense_only and out is None
+                    and self._n_required <= len(args) <= self._n_inputs):
+                # the common call on dense arrays: no rule applies, the dense definition runs
+                # with the keyword parameters as given (the definition has the same defaults)
+                tensors = []
+                for a in args:
+                    if a.__class__ is not NDArray:
+                        break
+                    tensors.append(a._t)
+                else:
+                    if not kwargs or self._param_set.issuperset(kwargs):
+                        if len(args) > 1 and _MULTI_DEVICE:
+                            _check_devices(args, self.name)
+                        if STATE.recording:
                             res = self.fn(*tensors, **kwargs)
-                        finally:
-                            set_grad_enabled(True)
-                    if isinstance(res, (tuple, list)):
-                        return [wrap(t) for t in res]
-                    return wrap(res)
-        # arrays (dense or sparse) given positionally, parameters by keyword
-        if (not self.variadic and len(args) <= self._n_inputs
-                and _ARRAY_TYPES.issuperset(map(type, args))
-                and (not kwargs or self._param_set.issuperset(kwargs))):
-            inputs = args
-            params = {**self.defaults, **kwargs} if kwargs else self.defaults
-        else:
-            inputs, params = self._split_args(args, kwargs)
-        if STATE.recording:
-            result = self._dispatch(inputs, params)
-            note(self, params, inputs, result)  # for autograd.get_symbol
-        elif not torch.is_grad_enabled():
-            result = self._dispatch(inputs, params)
-        else:  # outside autograd.record(): nothing is recorded
-            set_grad_enabled(False)
-            try:
+                            res = [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
+                                else wrap(res)
+                            note(self, kwargs, args, res)  # for autograd.get_symbol
+                            return res
+                        if not torch.is_grad_enabled():
+                            res = self.fn(*tensors, **kwargs)
+                        else:  # outside autograd.record(): nothing is recorded
+                            set_grad_enabled(False)
+                            try:
+                                res = self.fn(*tensors, **kwargs)
+                            finally:
+                                set_grad_enabled(True)
+                        if isinstance(res, (tuple, list)):
+                            return [wrap(t) for t in res]
+                        return wrap(res)
+            # arrays (dense or sparse) given positionally, parameters by keyword
+            if (not self.variadic and len(args) <= self._n_inputs
+                    and _ARRAY_TYPES.issuperset(map(type, args))
+                    and (not kwargs or self._param_set.issuperset(kwargs))):
+                inputs = args
+                params = {**self.defaults, **kwargs} if kwargs else self.defaults
+            else:
+                inputs, params = self._split_args(args, kwargs)
+            if STATE.recording:
                 result = self._dispatch(inputs, params)
-            finally:
-                set_grad_enabled(True)
-        if out is not None:
-            return _write_out(result, out)
-        return result
+                note(self, params, inputs, result)  # for autograd.get_symbol
+            elif not torch.is_grad_enabled():
+                result = self._dispatch(inputs, params)
+            else:  # outside autograd.record(): nothing is recorded
+                set_grad_enabled(False)
+                try:
+                    result = self._dispatch(inputs, params)
+                finally:
+                    set_grad_enabled(True)
+            if out is not None:
+                return _write_out(result, out)
+            return result
+        except CONVERTED as e:  # a builtin error from torch or a kernel: a sparsenet one
+            raise_op_error(self.name, e, args)
 
     def _split_args(self, args, kwargs):
         if self.variadic:
@@ -307,13 +319,13 @@ class Operator:
         extra = args[n:]
         if extra:
             if len(extra) > len(self._param_names):
-                raise TypeError(f"{self.name}() takes {n} array inputs and "
+                raise OperatorArgumentError(f"{self.name}() takes {n} array inputs and "
                                 f"{len(self._param_names)} parameters, got {len(args)} "
                                 f"positional arguments")
             kwargs = dict(kwargs)
             for name, v in zip(self._param_names, extra):
                 if name in kwargs:
-                    raise TypeError(f"{self.name}() got multiple values for '{name}'")
+                    raise OperatorArgumentError(f"{self.name}() got multiple values for '{name}'")
                 kwargs[name] = v
         for name in self.input_names[len(arrays):]:
             if name in kwargs:
@@ -325,7 +337,7 @@ class Operator:
             arrays.pop()
         if any(a is None for a in arrays):
             missing = [nm for nm, a in zip(self.input_names, arrays) if a is None]
-            raise TypeError(f"{self.name}() missing array input(s) {missing}")
+            raise OperatorArgumentError(f"{self.name}() missing array input(s) {missing}")
         return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
 
     def _dispatch(self, inputs, params):
@@ -358,8 +370,7 @@ class Operator:
             return out
         forced = self._forced_stype(params)
         if forced and out.stype != forced:
-            from ..ndarray.cast_storage import cast_storage
-            out = cast_storage(out, forced)
+            out = OPERATORS["cast_storage"](out, stype=forced)  # registered by ops/cast.py
         return out
 
     def _dispatch_graph(self, inputs, params, stypes, r):
@@ -427,16 +438,10 @@ def _signature(fn):
             variadic = True
         elif p.kind == p.KEYWORD_ONLY:
             if p.default is p.empty:
-                raise TypeError(f"operator {fn.__name__}: keyword-only parameter '{p.name}' "
-                                f"needs a default")
+                raise InvalidArgumentTypeError(f"operator {fn.__name__}: keyword-only parameter "
+                                               f"'{p.name}' needs a default")
             defaults[p.name] = p.default
     return tuple(inputs), variadic, defaults
-
-
-def _array_types():
-    from ..ndarray.csr import CSRNDArray
-    from ..ndarray.row_sparse import RowSparseNDArray
-    return frozenset((NDArray, CSRNDArray, RowSparseNDArray))
 
 
 def _as_array(a, opname):
@@ -446,8 +451,9 @@ def _as_array(a, opname):
         return NDArray(torch.from_numpy(np.ascontiguousarray(a)).clone())
     if isinstance(a, torch.Tensor):
         return NDArray(a)
-    raise TypeError(f"{opname}(): array inputs must be NDArrays, got {type(a).__name__}; "
-                    f"scalars go through the *_scalar operators or Python operators")
+    raise InvalidArgumentTypeError(f"{opname}(): array inputs must be NDArrays, got "
+                                   f"{type(a).__name__}; scalars go through the *_scalar "
+                                   f"operators or Python operators")
 
 
 def _check_devices(inputs, opname):
@@ -455,13 +461,12 @@ def _check_devices(inputs, opname):
         dev = inputs[0].device
         for a in inputs[1:]:
             if a.device != dev:
-                raise ValueError(f"{opname}(): inputs are on different devices "
+                raise InvalidArgumentError(f"{opname}(): inputs are on different devices "
                                  f"({Context(dev)} and {Context(a.device)}); move them with "
                                  f".as_in_context()")
 
 
 def _write_out(result, out):
-    from ..ndarray.cast_storage import copy_into
     if isinstance(result, list):
         outs = out if isinstance(out, (list, tuple)) else [out]
         for r, o in zip(result, outs):
@@ -548,7 +553,7 @@ def get_op(name):
     try:
         return OPERATORS[name]
     except KeyError:
-        raise KeyError(f"no operator named {name!r}") from None
+        raise UnknownOperatorError(f"no operator named {name!r}") from None
 
 
 def list_ops():
@@ -573,5 +578,3 @@ def stype_table():
                          f"{r.condition or 'always'} |")
     return "\n".join(lines) + "\n"
 
-
-_ARRAY_TYPES = _array_types()

@@ -182,7 +182,7 @@ def equal_scalar(data, *, scalar=0.0):
     >>> (mx.nd.array([1.0, 2.0]) == 2).asnumpy()
     array([0., 1.], dtype=float32)
     """
-    return _cmp(data, data == scalar)
+    return _cmp(data, torch.eq(data, scalar))  # (== with a non-number gives a bool)
 
 
 @defop(name="_not_equal_scalar")
@@ -193,7 +193,7 @@ def not_equal_scalar(data, *, scalar=0.0):
     >>> (mx.nd.array([1.0, 2.0]) != 2).asnumpy()
     array([1., 0.], dtype=float32)
     """
-    return _cmp(data, data != scalar)
+    return _cmp(data, torch.ne(data, scalar))
 
 
 @defop(name="_greater_scalar")

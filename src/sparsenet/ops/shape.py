@@ -48,12 +48,13 @@ def infer_reshape(src, target, reverse=False):
             if b == -1:
                 b = src[i] // a
             if a * b != src[i]:
-                raise ValueError(f"reshape: -4 split {a} x {b} does not match dimension {src[i]}")
+                raise InvalidArgumentError(f"reshape: -4 split {a} x {b} does not match "
+                                           f"dimension {src[i]}")
             out.extend([a, b]); i += 1; j += 2
         elif t > 0:
             out.append(t); i += 1
         else:
-            raise ValueError(f"reshape: invalid dimension code {t}")
+            raise InvalidArgumentError(f"reshape: invalid dimension code {t}")
         j += 1
     total = 1
     for s in src:
@@ -64,16 +65,16 @@ def infer_reshape(src, target, reverse=False):
             if k != infer:
                 known *= s
         if known == 0 or total % known:
-            raise ValueError(f"reshape: cannot infer -1 to reshape {tuple(src)} into "
-                             f"{tuple(target)}")
+            raise InvalidArgumentError(f"reshape: cannot infer -1 to reshape {tuple(src)} into "
+                                       f"{tuple(target)}")
         out[infer] = total // known
     res = tuple(out[::-1]) if reverse else tuple(out)
     n = 1
     for s in res:
         n *= s
     if n != total:
-        raise ValueError(f"reshape: cannot reshape array of shape {tuple(src)} "
-                         f"({total} elements) into {res}")
+        raise InvalidArgumentError(f"reshape: cannot reshape array of shape {tuple(src)} "
+                                   f"({total} elements) into {res}")
     return res
 
 

@@ -17,9 +17,9 @@ import math
 
 import torch
 
-from ..base import torch_dtype
+from ..base import InvalidArgumentError, torch_dtype
 from . import special
-from .kernels import values_map
+from .kernels import empty_csr, empty_rsp, values_map
 from .registry import CSR, ROW_SPARSE, defop, rule
 
 __all__ = [
@@ -68,6 +68,8 @@ def round(data):  # noqa: A001
     >>> mx.nd.round(mx.nd.array([-2.5, 0.5, 1.4])).asnumpy()
     array([-3.,  1.,  1.], dtype=float32)
     """
+    if not data.dtype.is_floating_point:  # integers are already round (and keep their dtype)
+        return data.clone()
     return torch.sign(data) * torch.floor(torch.abs(data) + 0.5)
 
 
@@ -395,7 +397,7 @@ def clip(data, *, a_min=None, a_max=None):
     array([-1. ,  0.5,  1. ], dtype=float32)
     """
     if a_min is None and a_max is None:
-        raise ValueError("clip() needs a_min or a_max")
+        raise InvalidArgumentError("clip() needs a_min or a_max")
     return torch.clamp(data, min=a_min, max=a_max)
 
 
@@ -662,6 +664,5 @@ def ones_like(data):
 @rule(zeros_like, CSR, out=CSR)
 @rule(zeros_like, ROW_SPARSE, out=ROW_SPARSE)
 def _zeros_like_sparse(data):
-    from .kernels import empty_csr, empty_rsp
     make = empty_csr if data.stype == CSR else empty_rsp
     return make(data.shape, data._data.dtype, data.device)

@@ -92,8 +92,13 @@ class SGD(Optimizer):
         self._touched = None
         op, extra = (sgd_update, {}) if self.momentum == 0.0 else (
             sgd_mom_update, {"momentum": self.momentum})
-        params = [dict(self._grad_kwargs({"lr": lr, "wd": wd}, self.lazy_update), **extra)
-                  for lr, wd in zip(self._get_lrs(index), self._get_wds(index))]
+        shared, params = {}, []  # one parameter dict per (lr, wd): the items run together
+        for lr, wd in zip(self._get_lrs(index), self._get_wds(index)):
+            p = shared.get((lr, wd))
+            if p is None:
+                p = shared[(lr, wd)] = dict(
+                    self._grad_kwargs({"lr": lr, "wd": wd}, self.lazy_update), **extra)
+            params.append(p)
         op.update_many(weight, grad, [() if s is None else (s,) for s in state], params)
 
     def _fused(self, weight, grad, state, step, lazy):

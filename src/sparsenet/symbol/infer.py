@@ -49,18 +49,21 @@ class InferenceError(SparsenetError, ValueError):
 
 
 def _given(symbol, args, kwargs, what):
-    """Map positional and keyword values to argument names; reject unknown names."""
+    """Map positional values to argument names and keywords to input names (arguments or
+    auxiliary states, as MXNet); reject unknown names."""
     names = symbol.list_arguments()
+    inputs = symbol.list_inputs()
     out = {}
     if args:
         if len(args) > len(names):
             raise ValueError(f"{what}: got {len(args)} positional values for {len(names)} "
                              f"arguments {names}")
         out.update({n: a for n, a in zip(names, args) if a is not None})
-    unknown = [k for k in kwargs if k not in names]
+    unknown = [k for k in kwargs if k not in inputs]
     if unknown:
+        aux = [n for n in inputs if n not in names]
         raise ValueError(f"{what}: {unknown} are not arguments of the symbol; its arguments "
-                         f"are {names}")
+                         f"are {names}" + (f" and its auxiliary states {aux}" if aux else ""))
     out.update({k: v for k, v in kwargs.items() if v is not None})
     return out
 
@@ -197,18 +200,19 @@ def infer_shape(symbol, args, kwargs, partial=False):
     """
     given = _given(symbol, args, kwargs, "infer_shape")
     arg_shape, _, entry_shape, _ = propagate(symbol, shapes=given)
-    names = symbol.list_arguments()
+    names, aux = symbol.list_arguments(), symbol.list_auxiliary_states()
     args_out = [arg_shape[n] for n in names]
+    aux_out = [arg_shape[n] for n in aux]
     outs = _outputs(symbol, arg_shape, entry_shape)
     if partial:
-        return [s or () for s in args_out], [s or () for s in outs], []
-    missing = [n for n, s in zip(names, args_out) if s is None]
+        return [s or () for s in args_out], [s or () for s in outs], [s or () for s in aux_out]
+    missing = [n for n, s in zip(names + aux, args_out + aux_out) if s is None]
     if missing or any(s is None for s in outs):
         warnings.warn("Cannot decide shape for the following arguments (give them to "
                       "infer_shape or declare Variable(shape=...)): " + ", ".join(missing),
                       stacklevel=3)
         return None, None, None
-    return args_out, outs, []
+    return args_out, outs, aux_out
 
 
 def infer_type(symbol, args, kwargs, partial=False):
@@ -224,10 +228,11 @@ def infer_type(symbol, args, kwargs, partial=False):
     dtypes = {k: numpy_dtype(v).name for k, v in given.items()}
     fill = None if partial else "float32"
     _, arg_dtype, _, entry_dtype = _propagate_types(symbol, dtypes, fill_dtype=fill)
-    names = symbol.list_arguments()
+    names, aux = symbol.list_arguments(), symbol.list_auxiliary_states()
     as_type = lambda d: np.dtype(d).type if d is not None else None  # noqa: E731
     return ([as_type(arg_dtype[n]) for n in names],
-            [as_type(d) for d in _outputs(symbol, arg_dtype, entry_dtype)], [])
+            [as_type(d) for d in _outputs(symbol, arg_dtype, entry_dtype)],
+            [as_type(arg_dtype[n]) for n in aux])
 
 
 def _propagate_types(symbol, dtypes, fill_dtype="float32"):
@@ -311,7 +316,8 @@ def storage_plan(symbol, arg_stypes):
 
 
 def arg_storage_types(symbol, given=None):
-    """Each argument's stype: the given one, else its Variable's, else 'default'.
+    """Each input's stype (arguments and auxiliary states): the given one, else its
+    Variable's, else 'default'.
 
     >>> import sparsenet as mx
     >>> y = mx.sym.var('a', stype='csr') + mx.sym.var('b')
@@ -320,7 +326,7 @@ def arg_storage_types(symbol, given=None):
     """
     given = dict(given or {})
     out = {}
-    for n in symbol._arg_nodes():
+    for n in symbol._input_nodes():
         s = given.get(n.name, n.stype())
         if s not in STYPES:
             raise ValueError(f"argument '{n.name}': storage type must be one of {STYPES}, "
@@ -339,6 +345,6 @@ def infer_storage_type(symbol, args, kwargs):
     given = _given(symbol, args, kwargs, "infer_storage_type")
     arg_stypes = arg_storage_types(symbol, given)
     _, stypes = storage_plan(symbol, arg_stypes)
-    names = symbol.list_arguments()
+    names, aux = symbol.list_arguments(), symbol.list_auxiliary_states()
     outs = [stypes[n.name] if n.op is None else stypes[(id(n), i)] for n, i in symbol._outputs]
-    return [arg_stypes[n] for n in names], outs, []
+    return [arg_stypes[n] for n in names], outs, [arg_stypes[n] for n in aux]

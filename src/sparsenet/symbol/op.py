@@ -26,6 +26,7 @@ import numpy as np
 from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
 from ..base import OperatorArgumentError
 from ..ops import registry
+from .op_traits import input_inits, required_inputs
 from .symbol import Symbol, _Node, _param_text, new_node_name
 
 __all__ = ["SymbolOperator", "SYMBOL_OPS", "SPARSE_SYMBOL_OPS", "apply", "maximum", "minimum",
@@ -162,9 +163,18 @@ def _optional(op, input_name, params):
     """Whether a missing input is left out rather than created as a variable.
 
     An input with a ``no_<input>`` parameter (FullyConnected's ``bias``) is left
-    out when that flag is set; any other input with a default in the dense
+    out when that flag is set; an input the parameters require (PReLU's
+    ``gamma``) is created; any other input with a default in the dense
     definition (e.g. a loss's ``sample_weight=None``) is optional.
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> lrelu = get_op('LeakyReLU')
+    >>> _optional(lrelu, 'gamma', {'act_type': 'prelu'}), _optional(lrelu, 'gamma',
+    ...                                                            {'act_type': 'leaky'})
+    (False, True)
     """
+    if input_name in required_inputs(op, params):
+        return False
     flag = f"no_{input_name}"
     if flag in op.defaults:
         return bool(params.get(flag, op.defaults[flag]))
@@ -199,7 +209,9 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
 
     ``None`` inputs become new variables ``<node>_<input name>`` unless the
     operator's ``no_<input>`` parameter is set; they carry a copy of the node's
-    parameters and attributes, as in MXNet. The node's attributes are
+    parameters and attributes, as in MXNet. A variable at an input with a
+    declared initial value (:func:`~sparsenet.symbol.op_traits.input_inits`)
+    and no ``__init__`` of its own gets it. The node's attributes are
     ``node_attrs`` updated with the current AttrScope's and ``attr`` (hidden
     keys such as ``lr_mult`` stored as ``__lr_mult__``).
 
@@ -224,12 +236,16 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
         edges = [_check_symbol(s, op.name, f"#{i}")._outputs[0] for i, s in enumerate(inputs)]
     else:
         names = op.input_names
+        inits = input_inits(op)
         for i, s in enumerate(inputs):
             if s is None:
                 if _optional(op, names[i], bound):
                     continue
                 s = Symbol([(_Node(None, f"{node_name}_{names[i]}", attrs=var_attrs), 0)])
-            edges.append(_check_symbol(s, op.name, names[i])._outputs[0])
+            edge = _check_symbol(s, op.name, names[i])._outputs[0]
+            if names[i] in inits and edge[0].op is None:
+                edge[0].attrs.setdefault("__init__", inits[names[i]])
+            edges.append(edge)
     node = _Node(op, node_name, params=explicit, inputs=edges, attrs=attrs)
     return Symbol([(node, i) for i in range(node.num_outputs())])
 

@@ -27,9 +27,13 @@ from ..atomic import atomic_write
 from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
 from ..base import InvalidArgumentError, SparsenetError, numpy_dtype
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
+from ..ops.registry import OPERATORS
+from . import infer
 from .arith import PythonOperators
+from .executor import Executor, simple_bind
 from .fluent import FluentMethods
 from .name import current as _name_manager
+from .op_traits import aux_inputs, output_suffixes
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson"]
 
@@ -67,10 +71,19 @@ class _Node:
     def output_names(self):
         if self.op is None:
             return [self.name]
-        n = self.num_outputs()
-        if n == 1:
-            return [f"{self.name}_output"]
-        return [f"{self.name}_output{i}" for i in range(n)]
+        params = self.op.bind_params(self.params)
+        return [f"{self.name}_{s}" for s in output_suffixes(self.op, params,
+                                                            self.op.num_outputs(params))]
+
+    def aux_positions(self):
+        """Positions of this operator node's inputs that are auxiliary states."""
+        if self.op is None or self.op.variadic:
+            return ()
+        aux = aux_inputs(self.op)
+        if not aux:
+            return ()
+        names = self.op.input_names
+        return tuple(k for k in range(len(self.inputs)) if names[k] in aux)
 
     # typed views of a variable's attributes
     def shape(self):
@@ -91,6 +104,24 @@ class _Node:
     def stype(self):
         s = self.attrs.get("__storage_type__")
         return _CODE_STYPE[int(s)] if s is not None else DEFAULT
+
+
+def aux_variable_ids(nodes):
+    """``id`` of every variable among ``nodes`` that feeds an operator's auxiliary input.
+
+    >>> import sparsenet as mx
+    >>> bn = mx.sym.BatchNorm(mx.sym.var('x'), name='bn')
+    >>> nodes = topo_order(bn._outputs)
+    >>> [n.name for n in nodes if id(n) in aux_variable_ids(nodes)]
+    ['bn_moving_mean', 'bn_moving_var']
+    """
+    out = set()
+    for n in nodes:
+        for k in n.aux_positions():
+            child = n.inputs[k][0]
+            if child.op is None:
+                out.add(id(child))
+    return out
 
 
 def topo_order(outputs):
@@ -198,8 +229,22 @@ class Symbol(FluentMethods, PythonOperators):
     def _nodes(self):
         return topo_order(self._outputs)
 
-    def _arg_nodes(self):
+    def _input_nodes(self):
+        """Every variable node (arguments and auxiliary states), in graph order."""
         return [n for n in self._nodes() if n.op is None]
+
+    def _split_inputs(self):
+        """``(argument nodes, auxiliary state nodes)``, each in graph order."""
+        nodes = self._nodes()
+        aux = aux_variable_ids(nodes)
+        args = [n for n in nodes if n.op is None and id(n) not in aux]
+        return args, [n for n in nodes if id(n) in aux]
+
+    def _arg_nodes(self):
+        return self._split_inputs()[0]
+
+    def _aux_nodes(self):
+        return self._split_inputs()[1]
 
     def list_arguments(self):
         """Names of the variables (inputs and parameters), in graph order.
@@ -220,12 +265,26 @@ class Symbol(FluentMethods, PythonOperators):
         return out
 
     def list_auxiliary_states(self):
-        """Names of the auxiliary states (none of the registry's operators has any)."""
-        return []
+        """Names of the auxiliary states: variables an operator updates itself.
+
+        They get no gradient and no optimizer update (BatchNorm's moving
+        statistics, updated by the backward pass of a training step).
+
+        >>> import sparsenet as mx
+        >>> bn = mx.sym.BatchNorm(mx.sym.var('data'), name='bn')
+        >>> bn.list_arguments(), bn.list_auxiliary_states()
+        (['data', 'bn_gamma', 'bn_beta'], ['bn_moving_mean', 'bn_moving_var'])
+        """
+        return [n.name for n in self._aux_nodes()]
 
     def list_inputs(self):
-        """Arguments and auxiliary states."""
-        return self.list_arguments() + self.list_auxiliary_states()
+        """Names of every variable, arguments and auxiliary states, in graph order.
+
+        >>> import sparsenet as mx
+        >>> (mx.sym.BatchNorm(mx.sym.var('x'), name='bn') + mx.sym.var('z')).list_inputs()
+        ['x', 'bn_gamma', 'bn_beta', 'bn_moving_mean', 'bn_moving_var', 'z']
+        """
+        return [n.name for n in self._input_nodes()]
 
     def get_internals(self):
         """A group of every output of every node (``sym.get_internals()['fc1_output']``).
@@ -329,7 +388,9 @@ class Symbol(FluentMethods, PythonOperators):
             attrs.update(n.attrs)
             if attrs:
                 entry["attrs"] = dict(sorted(attrs.items()))
-            entry["inputs"] = [[index[id(c)], i, 0] for c, i in n.inputs]
+            aux = n.aux_positions()  # MXNet writes version 1 on entries of mutated inputs
+            entry["inputs"] = [[index[id(c)], i, int(k in aux)] for k, (c, i) in
+                               enumerate(n.inputs)]
             out_nodes.append(entry)
             row_ptr.append(row_ptr[-1] + n.num_outputs())
         doc = {"nodes": out_nodes,
@@ -356,12 +417,10 @@ class Symbol(FluentMethods, PythonOperators):
         >>> fc.infer_shape(data=(8, 3))
         ([(8, 3), (4, 3), (4,)], [(8, 4)], [])
         """
-        from . import infer
         return infer.infer_shape(self, args, kwargs, partial=False)
 
     def infer_shape_partial(self, *args, **kwargs):
         """Like :meth:`infer_shape`, with ``()`` for the shapes that cannot be deduced."""
-        from . import infer
         return infer.infer_shape(self, args, kwargs, partial=True)
 
     def infer_type(self, *args, **kwargs):
@@ -375,7 +434,6 @@ class Symbol(FluentMethods, PythonOperators):
         >>> y.infer_type(x='float64')
         ([<class 'numpy.float64'>, <class 'numpy.float64'>], [<class 'numpy.float64'>], [])
         """
-        from . import infer
         return infer.infer_type(self, args, kwargs)
 
     def infer_type_partial(self, *args, **kwargs):
@@ -385,7 +443,6 @@ class Symbol(FluentMethods, PythonOperators):
         >>> (mx.sym.var('x') + mx.sym.var('y')).infer_type_partial()
         ([None, None], [None], [])
         """
-        from . import infer
         return infer.infer_type(self, args, kwargs, partial=True)
 
     def debug_str(self):
@@ -427,22 +484,25 @@ class Symbol(FluentMethods, PythonOperators):
         >>> mx.sym.dot(x, mx.sym.var('w'), transpose_a=True).infer_storage_type()
         (['csr', 'default'], ['row_sparse'], [])
         """
-        from . import infer
         return infer.infer_storage_type(self, args, kwargs)
 
     # ------------------------------------------------------------------ binding
     def simple_bind(self, ctx=None, grad_req="write", type_dict=None, stype_dict=None,
                     group2ctx=None, shared_arg_names=None, shared_exec=None,
                     shared_buffer=None, **kwargs):
-        """Allocate zero arrays of the declared storage types and bind them (see Executor)."""
-        from .executor import simple_bind
+        """Allocate zero arrays of the declared storage types and bind them (see Executor).
+
+        >>> import sparsenet as mx
+        >>> exe = mx.sym.BatchNorm(mx.sym.var('x'), name='bn').simple_bind(mx.cpu(), x=(4, 3))
+        >>> sorted(exe.grad_dict), [a.shape for a in exe.aux_arrays]
+        (['bn_beta', 'bn_gamma', 'x'], [(3,), (3,)])
+        """
         return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict,
                            stype_dict=stype_dict, shapes=kwargs, shared_exec=shared_exec)
 
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):
-        """Bind given arrays to the arguments and return an Executor."""
-        from .executor import Executor
+        """Bind given arrays to the arguments (and auxiliary states) and return an Executor."""
         return Executor(self, ctx, args, args_grad, grad_req, aux_states)
 
     def eval(self, ctx=None, **kwargs):
@@ -606,7 +666,6 @@ def load_json(json_str, _inits=None):
     >>> z.list_arguments(), z.infer_storage_type()[1]
     (['x', 'w'], ['row_sparse'])
     """
-    from ..ops.registry import OPERATORS
     try:
         doc = json.loads(json_str)
         raw_nodes, heads = doc["nodes"], doc["heads"]

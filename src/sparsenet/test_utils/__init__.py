@@ -38,8 +38,6 @@ import numpy as np
 import numpy.random as rnd
 import numpy.testing as npt
 
-import sparsenet as mx
-
 from ..context import Context, current_context
 from ..ndarray.creation import array
 from ..runtime import Features
@@ -79,11 +77,15 @@ _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr"
 
 
 def __getattr__(name):
-    """``ss`` (``scipy.stats``) is imported on first use: it would add most of a second to
-    ``import sparsenet``."""
+    """``ss`` (``scipy.stats``) and ``mx`` (the ``sparsenet`` package), MXNet's names, are
+    looked up on first use: scipy.stats would add most of a second to ``import sparsenet``,
+    and the ``sparsenet`` package imports this module."""
     if name == "ss":
-        import scipy.stats
+        import scipy.stats  # on first use: it takes most of a second to import
         return scipy.stats
+    if name == "mx":
+        import sparsenet  # the package imports this module: looked up after it has loaded
+        return sparsenet
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # MXNet's module has no __all__: a star import gives every public name, the modules it

@@ -17,6 +17,8 @@ import os
 import numpy as np
 import torch
 
+from ..base import InvalidArgumentError
+
 __all__ = ["default_dtype", "default_rtols", "default_atols", "default_numeric_eps",
            "effective_dtype", "get_tolerance", "get_tols", "get_rtol", "get_atol", "get_etol"]
 
@@ -125,7 +127,6 @@ def get_tolerance(dat, tol, default_tol):
     if dtype in tol:
         return tol[dtype]
     if dtype not in default_tol:
-        from ..base import InvalidArgumentError
         raise InvalidArgumentError(f"no default tolerance for dtype {dtype}; known dtypes: "
                                    f"{sorted(str(d) for d in default_tol)}; pass rtol/atol")
     return default_tol[dtype]

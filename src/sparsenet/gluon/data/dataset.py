@@ -8,6 +8,7 @@
 """
 from ...ndarray.base_sparse import BaseSparseNDArray
 from ...ndarray.ndarray import NDArray
+from .sampler import FilterSampler, Sampler, SequentialSampler
 
 __all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
 
@@ -42,7 +43,6 @@ class Dataset:
         >>> list(SimpleDataset([1, 2, 3, 4]).filter(lambda x: x % 2 == 0))
         [2, 4]
         """
-        from .sampler import FilterSampler
         return _SampledDataset(self, FilterSampler(fn, self))
 
     def shard(self, num_shards, index):
@@ -51,19 +51,16 @@ class Dataset:
             raise ValueError(f"shard index {index} is out of range for num_shards={num_shards}")
         base, rest = divmod(len(self), num_shards)
         start = base * index + min(index, rest)
-        from .sampler import SequentialSampler
         return _SampledDataset(self, SequentialSampler(base + (index < rest), start))
 
     def take(self, count):
         """The first ``count`` samples (all of them when count is None or larger)."""
         if count is None or count > len(self):
             count = len(self)
-        from .sampler import SequentialSampler
         return _SampledDataset(self, SequentialSampler(count))
 
     def sample(self, sampler):
         """The samples at the indices ``sampler`` yields."""
-        from .sampler import Sampler
         if not isinstance(sampler, Sampler):
             raise TypeError(f"expected a gluon.data.Sampler, got {type(sampler).__name__}")
         return _SampledDataset(self, sampler)

@@ -15,6 +15,7 @@ array([[1., 1.],
 """
 import warnings
 
+from ... import ndarray as nd
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
@@ -257,7 +258,6 @@ class Lambda(Block):
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
-            from ... import ndarray as nd
             if not hasattr(nd, function):
                 raise ValueError(f"Function name {function} is not found in ndarray.")
             function = getattr(nd, function)
@@ -284,7 +284,6 @@ class HybridLambda(HybridBlock):
     def __init__(self, function, prefix=None):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
-            from ... import ndarray as nd
             if not hasattr(nd, function):
                 raise ValueError(f"Function name {function} is not found in ndarray.")
             name = function

@@ -12,6 +12,9 @@
  * (Clinger's exact fast path, then the Eisel-Lemire algorithm, then strtod
  * for the rare remaining cases), then cast to float32 when asked. That is
  * what Python's float() followed by numpy's float32 cast gives.
+ *
+ * The writer's functions (format_rows_f32, format_f32) live in _native_write.c,
+ * compiled into the same extension; this file holds the module's method table.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,35 +27,19 @@
 #include <string.h>
 #include <sys/mman.h>
 
-/* error codes: keep in sync with errors.py */
-enum {
-    E_OK = 0,
-    E_LABEL = 1,           /* label token is not a number */
-    E_LABEL_NONFINITE = 2, /* nan/inf label while allow_nonfinite is off */
-    E_LABEL_RANGE = 3,     /* finite label overflows the dtype */
-    E_MULTILABEL = 4,      /* bad multi-label list (Python finds the reason) */
-    E_QID = 5,             /* qid:value with a bad value */
-    E_NO_COLON = 6,        /* token without ':' */
-    E_INDEX = 7,           /* index part is not a non-negative integer */
-    E_INDEX_NEG = 8,       /* index part is -digits */
-    E_INDEX_ZERO = 9,      /* index 0 in a 1-based file */
-    E_INDEX_RANGE = 10,    /* index >= limit (or does not fit in int64) */
-    E_VALUE = 11,          /* value part is not a number */
-    E_VALUE_NONFINITE = 12,
-    E_VALUE_RANGE = 13,    /* finite value overflows the dtype */
-    E_UNSORTED = 14,       /* strict_order and index < previous index */
-    E_DUPLICATE = 15,      /* offset = line start, extra = 0-based index */
-    E_SUM_RANGE = 16,      /* summing duplicates overflowed; offset = line start, extra = index */
-    E_NOMEM = 17,
-    E_WEIGHT = 18,         /* label:weight with a weight that is not a number */
-    E_WEIGHT_NONFINITE = 19,
-    E_WEIGHT_RANGE = 20,   /* finite weight overflows the dtype */
-    E_WEIGHT_NEG = 21      /* negative weight */
-};
 
+#include "errors.h"
 #include "numbers.h"
 #include "buffers.h"
-#include "format.h"
+#include "write.h"
+
+/* the state numbers.h declares, shared with the writer (_native_write.c) */
+unsigned char cls[256];
+uint64_t pow5[2 * (POW5_MAX - POW5_MIN + 1)];
+int pow5_ready = 0;
+#if defined(__GLIBC__)
+locale_t c_locale = (locale_t)0;
+#endif
 
 /* ------------------------------------------------------------------ the parser */
 
@@ -684,85 +671,6 @@ static PyObject *py_parse_doubles(PyObject *self, PyObject *args)
         return NULL;
     }
     return vec_release(&v);
-}
-
-/* format_rows_f32(indptr, indices, values, labels, shift) -> bytes: LibSVM lines
- * "label index:value ..." for float32 values and labels (the writer's fast path). */
-static PyObject *py_format_rows_f32(PyObject *self, PyObject *args)
-{
-    Py_buffer ip, ind, val, lab;
-    long long shift;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*L", &ip, &ind, &val, &lab, &shift))
-        return NULL;
-    PyObject *out = NULL;
-    Py_ssize_t rows = ip.len / 8 - 1;
-    Py_ssize_t nnz = ind.len / 8;
-    if (rows < 0 || val.len / 4 != nnz || lab.len / 4 != rows) {
-        PyErr_SetString(PyExc_ValueError, "format_rows_f32: inconsistent array lengths");
-        goto done;
-    }
-    const int64_t *indptr = (const int64_t *)ip.buf, *indices = (const int64_t *)ind.buf;
-    const float *values = (const float *)val.buf, *labels = (const float *)lab.buf;
-    if (indptr[0] != 0 || indptr[rows] != nnz) {
-        PyErr_SetString(PyExc_ValueError, "format_rows_f32: indptr does not match indices");
-        goto done;
-    }
-    /* a value token is at most 1 + 20 + 1 + 16 bytes, a label 16 + 1 */
-    Py_ssize_t cap = rows * 17 + nnz * 38 + 1;
-    out = PyBytes_FromStringAndSize(NULL, cap);
-    if (!out)
-        goto done;
-    char *o = PyBytes_AS_STRING(out);
-    char *start = o;
-    int bad = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows && !bad; r++) {
-        o += fmt_f32(labels[r], o);
-        for (int64_t k = indptr[r]; k < indptr[r + 1]; k++) {
-            if (indices[k] + shift < 0) {
-                bad = 1;
-                break;
-            }
-            *o++ = ' ';
-            o += fmt_u64((uint64_t)(indices[k] + shift), o);
-            *o++ = ':';
-            o += fmt_f32(values[k], o);
-        }
-        *o++ = '\n';
-    }
-    Py_END_ALLOW_THREADS
-    if (bad) {
-        Py_CLEAR(out);
-        PyErr_SetString(PyExc_ValueError, "format_rows_f32: negative index");
-        goto done;
-    }
-    _PyBytes_Resize(&out, o - start);
-done:
-    PyBuffer_Release(&ip);
-    PyBuffer_Release(&ind);
-    PyBuffer_Release(&val);
-    PyBuffer_Release(&lab);
-    return out;
-}
-
-/* format_f32(values) -> bytes: the shortest texts, newline-separated (tests). */
-static PyObject *py_format_f32(PyObject *self, PyObject *args)
-{
-    Py_buffer val;
-    if (!PyArg_ParseTuple(args, "y*", &val))
-        return NULL;
-    Py_ssize_t n = val.len / 4;
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n * 17 + 1);
-    if (out) {
-        char *o = PyBytes_AS_STRING(out), *start = o;
-        for (Py_ssize_t i = 0; i < n; i++) {
-            o += fmt_f32(((const float *)val.buf)[i], o);
-            *o++ = '\n';
-        }
-        _PyBytes_Resize(&out, o - start);
-    }
-    PyBuffer_Release(&val);
-    return out;
 }
 
 static PyMethodDef methods[] = {

@@ -1,5 +1,5 @@
 /*
- * libsvm_format.h: the writer's number formatting for _libsvm_native.c.
+ * format.h: the writer's number formatting for _native_write.c.
  *
  * fmt_f32() writes the shortest decimal that reads back (as a correctly rounded
  * double, then float32, as load_libsvm and numpy do) to the same float32, in
@@ -7,7 +7,7 @@
  * double arithmetic and every one is verified with the parser's exact
  * conversion, so the output always round-trips; the shortest length is found
  * by bisection (if p digits round-trip, p + 1 do). Included once, by
- * _libsvm_native.c, after libsvm_numbers.h.
+ * _native_write.c, after numbers.h.
  */
 #ifndef SPARSENET_LIBSVM_FORMAT_H
 #define SPARSENET_LIBSVM_FORMAT_H

@@ -1,10 +1,13 @@
 /*
- * libsvm_numbers.h: character classes and number parsing for _libsvm_native.c.
+ * numbers.h: character classes and number parsing for the LibSVM kernel (_native.c).
  *
  * parse_number() gives the correctly rounded double of a decimal text
  * (Clinger's exact fast path, then Eisel-Lemire with a 128-bit table of powers
  * of five, then strtod for the rare cases neither settles); fast_value() is the
- * inlined common case. Included once, by _libsvm_native.c.
+ * inlined common case. Included by _native.c (the parser) and _native_write.c (the
+ * writer, which checks its texts with the same conversion): the functions are static,
+ * one copy per file; the state they read is declared here and defined once, in
+ * _native.c, so the table and locale installed at import serve both.
  */
 #ifndef SPARSENET_LIBSVM_NUMBERS_H
 #define SPARSENET_LIBSVM_NUMBERS_H
@@ -15,9 +18,10 @@
 #define C_HASH 4
 #define C_DIGIT 8
 #define C_TERM (C_WS | C_NL | C_HASH)
-static unsigned char cls[256];
+#define SN_SHARED extern __attribute__((visibility("hidden")))
+SN_SHARED unsigned char cls[256];
 
-static void init_classes(void)
+static inline void init_classes(void)
 {
     memset(cls, 0, sizeof(cls));
     cls[(unsigned char)' '] = C_WS;
@@ -37,15 +41,15 @@ static void init_classes(void)
  * (high, low); filled from Python at import (kernel.py computes them). */
 #define POW5_MIN (-342)
 #define POW5_MAX 308
-static uint64_t pow5[2 * (POW5_MAX - POW5_MIN + 1)];
-static int pow5_ready = 0;
+SN_SHARED uint64_t pow5[2 * (POW5_MAX - POW5_MIN + 1)];
+SN_SHARED int pow5_ready;
 
 static const double exact_p10[23] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 #if defined(__GLIBC__)
-static locale_t c_locale = (locale_t)0;
+SN_SHARED locale_t c_locale;
 #endif
 
 /* Correctly rounded w * 10^q (w != 0) by Eisel-Lemire; 0 when undecided. */
@@ -119,7 +123,7 @@ static double slow_strtod(const char *s, size_t n)
     return d;
 }
 
-static int lower_eq(const char *p, const char *end, const char *word)
+static inline int lower_eq(const char *p, const char *end, const char *word)
 {
     size_t n = strlen(word);
     if ((size_t)(end - p) < n)
@@ -139,8 +143,9 @@ static int lower_eq(const char *p, const char *end, const char *word)
  * or [+-]? (nan | inf | infinity), case-insensitive.
  * Returns the end pointer, or NULL when the text is not a number.
  * *nonfinite is set when the text is a nan/inf literal. */
-static __attribute__((noinline)) const char *parse_number(const char *p, const char *end, int stop,
-                                                          double *out, int *nonfinite)
+static __attribute__((noinline, unused)) const char *parse_number(const char *p,
+                                                                  const char *end, int stop,
+                                                                  double *out, int *nonfinite)
 {
     int neg = 0;
     *nonfinite = 0;

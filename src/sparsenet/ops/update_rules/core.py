@@ -410,12 +410,21 @@ class UpdateOperator(Operator):
         >>> ws[1].asnumpy()
         array([0.75, 0.75, 0.75], dtype=float32)
         """
-        groups = {}
-        for w, g, s, p in zip(weights, grads, states, params):
-            stypes = (w.stype, g.stype) + tuple(x.stype for x in s)
-            kernel = self.plan(stypes, p.get("lazy_update"))
-            groups.setdefault(kernel, []).append((w, g, s, p))
-        with torch.no_grad():
+        plans, default, groups = self._plans, self._lazy_default, {}
+        for item in zip(weights, grads, states, params):
+            w, g, s, p = item
+            stypes = (w.stype, g.stype, *[x.stype for x in s]) if s else (w.stype, g.stype)
+            kernel = plans.get((stypes, p.get("lazy_update", default)))
+            if kernel is None:
+                kernel = self.plan(stypes, p.get("lazy_update"))
+            group = groups.get(kernel)
+            if group is None:
+                groups[kernel] = [item]
+            else:
+                group.append(item)
+        enabled = torch.is_grad_enabled()
+        set_grad_enabled(False)
+        try:
             for kernel, items in groups.items():
                 many = getattr(kernel, "many", None)
                 if many is not None:
@@ -423,6 +432,8 @@ class UpdateOperator(Operator):
                     continue
                 for w, g, s, p in items:
                     kernel(w, g, *s, **p)
+        finally:
+            set_grad_enabled(enabled)
 
     def __call__(self, *args, out=None, **kwargs):
         inputs, params = self._split_args(args, kwargs)

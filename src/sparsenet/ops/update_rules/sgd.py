@@ -18,6 +18,7 @@ array([1.  , 0.89, 1.  ], dtype=float32)
 """
 import torch
 
+from ...ndarray.ndarray import wrap
 from .. import row_kernels
 from .core import (
     check_grad,
@@ -87,17 +88,22 @@ def _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient):
 
 def _sgd_dense_many(items):
     """Plain SGD, dense gradients on dense weights, for a list of ``(weight, grad, states,
-    params)``: the items sharing their parameters run together."""
+    params)``: the items sharing one parameter dict run together (the native kernel checks
+    the tensors it takes; the others are checked here)."""
     groups = {}
     for w, g, _, p in items:
-        check_grad(w, g, "sgd_update")
-        key = (need_lr(p.get("lr"), "sgd_update"), p.get("wd", 0.0), p.get("rescale_grad", 1.0),
-               p.get("clip_gradient", -1.0))
-        groups.setdefault(key, []).append((w._t, g._t))
-    for (lr, wd, rescale_grad, clip_gradient), pairs in groups.items():
+        group = groups.get(id(p))
+        if group is None:
+            groups[id(p)] = group = (p, [])
+        group[1].append((w._t, g._t))  # the row's storage types: both dense
+    for p, pairs in groups.values():
+        lr, wd = need_lr(p.get("lr"), "sgd_update"), p.get("wd", 0.0)
+        rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
         if not wd and no_clip(clip_gradient):
             pairs = _sgd_dense_native(pairs, lr, rescale_grad)
         if pairs:
+            for w, g in pairs:
+                check_grad(wrap(w), wrap(g), "sgd_update")
             _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient)
 
 

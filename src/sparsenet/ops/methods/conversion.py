@@ -1,0 +1,40 @@
+"""Conversion methods of the arrays: ``x.astype(dtype)`` and ``x.tostype(stype)``.
+
+They run the ``Cast`` and ``cast_storage`` operators, so a conversion inside
+``autograd.record()`` is recorded like any other operator call.
+
+>>> import sparsenet as mx
+>>> c = mx.nd.array([[0, 1], [0, 0]]).tostype('csr')
+>>> c.stype, c.astype('float64').dtype
+('csr', dtype('float64'))
+"""
+from ...base import numpy_dtype
+from ...ndarray.stype import check_stype
+from ..cast import cast_storage
+from ..unary import cast
+
+__all__ = ["astype", "tostype"]
+
+
+def astype(self, dtype, copy=True):
+    """Return the array converted to ``dtype`` (storage type kept).
+
+    With ``copy=False`` the array itself is returned when it already has ``dtype``.
+
+    >>> import sparsenet as mx
+    >>> mx.nd.ones((2,)).astype('int32').dtype
+    dtype('int32')
+    """
+    if not copy and numpy_dtype(dtype) == self.dtype:
+        return self
+    return cast(self, dtype=numpy_dtype(dtype).name)
+
+
+def tostype(self, stype):
+    """Return the array in storage type ``stype`` ('default', 'csr' or 'row_sparse').
+
+    >>> import sparsenet as mx
+    >>> mx.nd.array([[0, 1], [0, 0]]).tostype('csr').stype
+    'csr'
+    """
+    return cast_storage(self, stype=check_stype(stype))

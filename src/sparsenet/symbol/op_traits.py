@@ -1,0 +1,106 @@
+"""What a symbol reads from an operator beyond its signature: auxiliary inputs, output names,
+the initial value of the variables it creates, and inputs its parameters make required.
+
+Each trait is a declaration on the registry's :class:`~sparsenet.ops.registry.Operator`,
+made where the operator is defined (``ops/norm.py`` declares BatchNorm's):
+
+``aux_inputs``
+    Names of the inputs that are *auxiliary states*: arrays the operator updates itself
+    (BatchNorm's ``moving_mean`` and ``moving_var``). A variable feeding one is listed by
+    ``Symbol.list_auxiliary_states()`` instead of ``list_arguments()``, gets no gradient,
+    and is saved under an ``aux:`` key.
+``output_names``
+    The names of the outputs, ``<node>_<name>``: a tuple (the first ``num_outputs`` are
+    used) or a function of the bound parameters. Without one: ``output`` for a single
+    output, else ``output0``, ``output1``, ... (MXNet's rule).
+``input_inits``
+    ``{input name: '__init__' attribute}`` given to the variable at that input when it has
+    none (MXNet's ``FSetInputVarAttrOnCompose``): BatchNorm's moving statistics start at
+    zero and one, PReLU's slopes at 0.25.
+``required_inputs``
+    A function of the bound parameters returning the inputs that must be present although
+    the dense definition gives them a default (``LeakyReLU``'s ``gamma`` for
+    ``act_type='prelu'``); the symbol creates them as variables.
+
+Operators whose defining module has not declared a trait yet take it from
+:data:`PENDING` (the declarations to move into their ``defop``).
+
+>>> from sparsenet.ops.registry import get_op
+>>> aux_inputs(get_op('BatchNorm'))
+('moving_mean', 'moving_var')
+>>> output_suffixes(get_op('BatchNorm'), {'output_mean_var': True}, 3)
+['output', 'mean', 'var']
+>>> output_suffixes(get_op('SliceChannel'), {'num_outputs': 1}, 1)
+['output0']
+>>> output_suffixes(get_op('relu'), {}, 1)
+['output']
+"""
+
+__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "PENDING"]
+
+_PRELU_INIT = '["Constant", {"value": 0.25}]'
+
+
+def _numbered(params, n):
+    return [f"output{i}" for i in range(n)]
+
+
+def _topk_names(params, n):
+    # MXNet's topk has two outputs (one visible) for ret_typ='value': named output0
+    if params["ret_typ"] in ("value", "both"):
+        return _numbered(params, n)
+    return ["output"]
+
+
+def _prelu_needs_gamma(params):
+    return ("gamma",) if params["act_type"] == "prelu" else ()
+
+
+#: Traits of operators defined in modules that do not declare them yet (measured with
+#: MXNet 1.9.1): ``{operator name: {trait: value}}``.
+PENDING = {
+    "LeakyReLU": {"output_names": ("output", "mask"), "input_inits": {"gamma": _PRELU_INIT},
+                  "required_inputs": _prelu_needs_gamma},
+    "SliceChannel": {"output_names": _numbered},
+    "_split_v2": {"output_names": _numbered},
+    "topk": {"output_names": _topk_names},
+    "sort": {"output_names": ("output0",)},
+}
+
+
+def _trait(op, name):
+    value = getattr(op, name, None)
+    if value is None:
+        value = PENDING.get(op.name, {}).get(name)
+    return value
+
+
+def aux_inputs(op):
+    """Names of ``op``'s inputs that are auxiliary states (an empty tuple for most)."""
+    return tuple(_trait(op, "aux_inputs") or ())
+
+
+def output_suffixes(op, params, n):
+    """The ``n`` output names of ``op`` under bound ``params`` (without the node name)."""
+    names = _trait(op, "output_names")
+    if names is None:
+        return ["output"] if n == 1 else _numbered(params, n)
+    if callable(names):
+        return list(names(params, n))
+    return list(names[:n])
+
+
+def input_inits(op):
+    """``{input name: '__init__' attribute}`` for the variables at ``op``'s inputs."""
+    return dict(_trait(op, "input_inits") or {})
+
+
+def required_inputs(op, params):
+    """Inputs that ``params`` make required although the dense definition has a default.
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> required_inputs(get_op('LeakyReLU'), {'act_type': 'prelu'})
+    ('gamma',)
+    """
+    fn = _trait(op, "required_inputs")
+    return tuple(fn(params)) if fn is not None else ()
