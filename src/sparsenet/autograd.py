@@ -35,23 +35,17 @@ import torch
 from . import grad_store, recording
 from .base import SparsenetError
 from .grad_store import zero_grad
-from .ndarray import nonzero
 from .ndarray.ndarray import NDArray
 from .ndarray.nonzero import nonzero_entries
 from .ndarray.row_sparse import RowSparseNDArray
-from .recording import (STATE, is_recording, is_training, pause, predict_mode, record,
-                        register_variable, set_recording, set_training, train_mode, alias_of)
+from .recording import (is_recording, is_training, pause, predict_mode, record, set_recording,
+                        set_training, train_mode)
 from .torch_compat import node_metadata, run_backward, set_grad_enabled
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "backward", "grad", "mark_variables", "Function",
            "zero_grad", "nonzero_entries", "get_symbol"]
 
-# the gradient store's bookkeeping under the names other modules used before it moved
-_fresh = grad_store._fresh
-_forget = nonzero.forget
-_mark_zero = nonzero.mark_zero
-_scale_ = grad_store.scale_
 _CONSUMED = "sparsenet_backward_done"   # graph-node metadata: backward ran, graph freed
 
 
@@ -99,16 +93,6 @@ def attach_row_view(view, buf, grad_req):
     sink = RowSparseNDArray._from_parts(None, view._indices, view.shape)
     sink._grad, sink._grad_req = buf, grad_req
     recording.register_leaf(view._data, weakref.ref(view), sink, full=False)
-
-
-def store_grad(var, g, accumulate=False, owned=False):
-    """Store torch gradient ``g`` of variable ``var`` into its buffer by ``grad_req``
-    (see :func:`sparsenet.grad_store.store`)."""
-    grad_store.store(var, g, accumulate, owned, full=var._grad_is_full())
-
-
-def _grad_array(var, g, owned=False):
-    return grad_store.grad_array(var, g, full=var._grad_is_full())
 
 
 # ---------------------------------------------------------------------- backward
@@ -234,7 +218,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
                 continue
             key = id(v._grad)
             # views sharing one buffer add up
-            grad_store.store(v, g, key in written, True, entry.full)
+            grad_store.store_nograd(v, g, key in written, True, entry.full)
             written.add(key)
     finally:
         set_grad_enabled(grad_mode)

@@ -43,8 +43,8 @@ from .ops.cast import cast_storage
 from .ops.row_kernels import coalesce_rows
 from .torch_compat import coo_parts, set_grad_enabled
 
-__all__ = ["store", "grad_array", "zero_grad", "scale_", "mark_fresh", "take_fresh",
-           "is_fresh", "incoming_kind", "action_name", "STORE_TABLE"]
+__all__ = ["store", "store_nograd", "grad_array", "zero_grad", "scale_", "mark_fresh", "take_fresh",
+           "is_fresh", "fresh_buffers", "incoming_kind", "action_name", "STORE_TABLE"]
 
 _fresh = {}            # id(grad buffer) -> weakref, for buffers written since the last step
 
@@ -223,20 +223,25 @@ def store(var, g, accumulate=False, owned=False, full=True):
     full : bool
         The leaf has the variable's whole shape (False: a sparse array's values).
     """
-    buf = var._grad
-    add = accumulate or var._grad_req == "add"
     grad_mode = torch.is_grad_enabled()
     set_grad_enabled(False)
     try:
-        if g.is_sparse:
-            kind = "rows" if g.sparse_dim() == 1 else "coo"
-        else:
-            kind = "dense"
-        if not full and kind == "coo":
-            g, kind = g.to_dense(), "dense"
-        STORE_TABLE[("full" if full else "values", kind, buf.stype)](buf, var, g, add, owned)
+        store_nograd(var, g, accumulate, owned, full)
     finally:
         set_grad_enabled(grad_mode)
+
+
+def store_nograd(var, g, accumulate=False, owned=False, full=True):
+    """:func:`store` for a caller that has switched gradient recording off (backward)."""
+    buf = var._grad
+    add = accumulate or var._grad_req == "add"
+    if g.is_sparse:
+        kind = "rows" if g.sparse_dim() == 1 else "coo"
+        if not full and kind == "coo":
+            g, kind = g.to_dense(), "dense"
+    else:
+        kind = "dense"
+    STORE_TABLE[("full" if full else "values", kind, buf.stype)](buf, var, g, add, owned)
     _fresh[id(buf)] = weakref.ref(buf)
 
 
@@ -303,6 +308,16 @@ def scale_(arr, scale):
         arr._t.mul_(scale)
         if e is not None:
             nonzero.remember(arr, e.kind, e.index)
+
+
+def fresh_buffers():
+    """The buffers written by backward since their last update: ``{id(buf): weakref(buf)}``.
+
+    The Trainer reads it once per step (one dict for every parameter; an entry is
+    current when its weakref still gives the buffer). Prefer :func:`is_fresh` /
+    :func:`take_fresh` elsewhere.
+    """
+    return _fresh
 
 
 def mark_fresh(buf):

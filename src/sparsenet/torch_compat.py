@@ -106,7 +106,8 @@ _INCREMENT_LISTS = _increment_takes_lists()
 
 
 def increment_version(tensors):
-    """Bump the autograd version counter of tensors written in place by a native kernel.
+    """Bump the autograd version counter of tensors written in place by a native kernel
+    (a tensor, or a list or tuple of them).
 
     >>> t = torch.zeros(2); v = t._version
     >>> increment_version([t]); t._version > v
@@ -124,6 +125,11 @@ def increment_version(tensors):
         for t in tensors:  # public: an in-place no-op that autograd counts as a write
             with torch.no_grad():
                 t.add_(0)
+
+
+#: :func:`increment_version` for a list or tuple of tensors (the per-step path: the
+#: private entry itself where it takes lists)
+increment_versions = PRIVATE["increment_version"] if _INCREMENT_LISTS else increment_version
 
 
 def coo_parts(g):

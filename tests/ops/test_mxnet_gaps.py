@@ -1,6 +1,7 @@
 """Operator behaviours closed against MXNet 1.9.1: straight-through estimators, make_loss on
 sparse inputs, dot's forward_stype='default', dense-with-sparse-vector broadcasts,
-broadcast_div(csr, dns), quadratic(rsp) and integer round.
+broadcast_div(csr, dns), quadratic(rsp), integer round, and the gradient of maximum/minimum
+on ties.
 
 Expected values are measured with MXNet 1.9.1 (hard-coded) or computed with NumPy.
 """
@@ -171,3 +172,37 @@ def test_negative_axis_in_range_still_works():
     # measured with MXNet 1.9.1: axis=-2 of a 2-D array is axis 0 (axis=-3 and 5 raise)
     np.testing.assert_array_equal(mx.nd.sum(mx.nd.ones((2, 3)), axis=-2).asnumpy(),
                                   [2.0, 2.0, 2.0])
+
+
+# ------------------------------------------------------------------ maximum / minimum gradients
+_A, _B = [[1, 2, 3], [0, 0, 5]], [[1, 3, 2], [0, 1, 5]]
+
+
+@pytest.mark.parametrize("call,grad_a,grad_b", [
+    # measured with MXNet 1.9.1 (head gradient 2): a tie sends the whole gradient to lhs
+    (lambda x, y: mx.nd._internal._maximum(x, y), [[2, 0, 2], [2, 0, 2]], [[0, 2, 0], [0, 2, 0]]),
+    (lambda x, y: mx.nd._internal._minimum(x, y), [[2, 2, 0], [2, 2, 2]], [[0, 0, 2], [0, 0, 0]]),
+    (lambda x, y: mx.nd.maximum(x, y), [[2, 0, 2], [2, 0, 2]], [[0, 2, 0], [0, 2, 0]]),
+    (lambda x, y: mx.nd.broadcast_minimum(x, y), [[2, 2, 0], [2, 2, 2]], [[0, 0, 2], [0, 0, 0]]),
+    (lambda x, y: mx.nd.broadcast_maximum(x, y[:1]), [[2, 0, 2], [0, 0, 2]],
+     [[2, 4, 0], [0, 0, 0]]),
+    (lambda x, y: mx.nd._internal._maximum(x.tostype("row_sparse"), y.tostype("row_sparse")),
+     [[2, 0, 2], [2, 0, 2]], [[0, 2, 0], [0, 2, 0]]),
+])
+def test_maximum_minimum_gradient_on_ties(call, grad_a, grad_b):
+    x, y = mx.nd.array(_A), mx.nd.array(_B)
+    x.attach_grad()
+    y.attach_grad()
+    with mx.autograd.record():
+        out = call(x, y)
+    out.backward(mx.nd.ones(out.shape) * 2)
+    np.testing.assert_array_equal(x.grad.asnumpy(), grad_a)
+    np.testing.assert_array_equal(y.grad.asnumpy(), grad_b)
+
+
+def test_maximum_minimum_propagate_nan():
+    a = mx.nd.array([np.nan, 1.0, np.nan, 2.0])
+    b = mx.nd.array([1.0, np.nan, np.nan, 1.0])
+    # measured with MXNet 1.9.1
+    np.testing.assert_array_equal(mx.nd.maximum(a, b).asnumpy(), [np.nan, np.nan, np.nan, 2.0])
+    np.testing.assert_array_equal(mx.nd.minimum(a, b).asnumpy(), [np.nan, np.nan, np.nan, 1.0])

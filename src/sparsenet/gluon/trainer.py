@@ -30,8 +30,11 @@ array([[0.5, 0. ]], dtype=float32)
 """
 import torch
 
-from .. import autograd
+from .. import grad_store
 from .. import optimizer as opt
+from ..atomic import atomic_write
+from ..ops.binary import add_n
+from ..ndarray import nonzero
 from ..ndarray.ndarray import NDArray
 from .parameter import Parameter, ParameterDict
 
@@ -189,9 +192,8 @@ class Trainer:
                         total.add_(g._t.to(total.device))
                     for g in grads:
                         g._t.copy_(total)
-                        autograd._forget(g)
+                        nonzero.forget(g)
                 else:
-                    from ..ops.binary import add_n
                     total = add_n(*[g.as_in_context(grads[0].context) for g in grads])
                     for g in grads:
                         g._replace(total.as_in_context(g.context) if g.context != total.context
@@ -200,7 +202,7 @@ class Trainer:
     def _update(self, ignore_stale_grad=False):
         # collect every fresh gradient first: a failed step (stale gradient) consumes nothing
         updates = [[] for _ in self._updaters]
-        fresh = autograd._fresh
+        fresh = grad_store.fresh_buffers()
         for i, param in enumerate(self._params):
             grads = param._grad
             if grads is None or param._grad_req == "null":
@@ -223,7 +225,7 @@ class Trainer:
             for i, g, data in upd:
                 fresh.pop(id(g), None)
                 if self._dense_sparsity and g.stype == "default":
-                    where = autograd.nonzero_entries(g)
+                    where = nonzero.nonzero_entries(g)
                     if where is not None and self._update_touched(updater, i, g, data, where):
                         continue
                 idx.append(i)
@@ -257,7 +259,6 @@ class Trainer:
     # ------------------------------------------------------------------ states
     def save_states(self, fname):
         """Save the optimizer and its states (momentum...) to ``fname`` (atomic write)."""
-        from ..atomic import atomic_write
         data = self._updaters[0].get_states(dump_optimizer=True) if self._updaters else b""
         atomic_write(fname, lambda f: f.write(data))
 

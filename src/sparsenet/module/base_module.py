@@ -10,10 +10,13 @@ import sys
 import time
 from collections import namedtuple
 
+from .. import initializer as init_mod
 from .. import metric as _metric
 from ..atomic import atomic_write
+from ..callback import EpochProgressBar
 from ..model import BatchEndParam, split_params
 from ..ndarray import serialization
+from ..ops.indexing import concat
 
 __all__ = ["BaseModule", "DataShape", "parse_data_desc"]
 
@@ -130,7 +133,6 @@ class BaseModule:
         ``always_output_list``), else a list; with ``merge_batches=False`` a list
         of per-batch lists.
         """
-        from ..ops.indexing import concat
         per_batch = [outs for outs, _, _ in self.iter_predict(
             eval_data, num_batch=num_batch, reset=reset, sparse_row_id_fn=sparse_row_id_fn)]
         if not per_batch or not merge_batches:
@@ -183,7 +185,6 @@ class BaseModule:
             raise ValueError("fit: monitor is not supported by sparsenet; log what you need "
                              "from a batch_end_callback")
         if initializer is None:
-            from .. import initializer as init_mod
             initializer = init_mod.Uniform(0.01)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
                   for_training=True, force_rebind=force_rebind)
@@ -197,7 +198,6 @@ class BaseModule:
             progress_bar = sys.stderr.isatty()
         bar = None
         if progress_bar:
-            from ..callback import EpochProgressBar
             bar = EpochProgressBar(total=_num_batches(train_data))
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()

@@ -109,6 +109,8 @@ class Module(BaseModule):
             self._label_names = [n for n in self._label_names if n in args]
         inputs = set(self._data_names + self._label_names + self._state_names)
         self._param_names = [n for n in args if n not in inputs]
+        # (optimizer index, name, position among the executor's arguments)
+        self._param_slots = [(i, n, args.index(n)) for i, n in enumerate(self._param_names)]
         self._aux_names = symbol.list_auxiliary_states()
         self._output_names = symbol.list_outputs()
         self._exec = None
@@ -462,19 +464,28 @@ class Module(BaseModule):
         self._exec.backward(out_grads=out_grads)
 
     def update(self):
-        """Apply the optimizer to every parameter that has a gradient (row_sparse stays sparse)."""
+        """Apply the optimizer to every parameter that has a gradient (row_sparse stays sparse).
+
+        Without a kvstore the updater is called once with the lists of indices,
+        gradients and weights, as MXNet's ``Module.update`` does (optimizers may
+        aggregate them).
+        """
         self._check_ready("update", optimizer=True)
-        arg_dict, grad_dict = self._exec.arg_dict, self._exec.grad_dict
-        for i, name in enumerate(self._param_names):
-            grad = grad_dict[name]
-            if grad is None:
-                continue
-            if self._update_on_kvstore:
+        weights, grads = self._exec.arg_arrays, self._exec.grad_arrays
+        if self._update_on_kvstore:
+            for i, name, pos in self._param_slots:
+                grad, weight = grads[pos], weights[pos]
+                if grad is None:
+                    continue
                 self._kvstore.push(name, grad, priority=-i)
-                if arg_dict[name].stype != ROW_SPARSE:
-                    self._kvstore.pull(name, arg_dict[name], priority=-i)
-            else:
-                self._updater(i, grad, arg_dict[name])
+                if weight.stype != ROW_SPARSE:
+                    self._kvstore.pull(name, weight, priority=-i)
+            return
+        todo = [(i, grads[pos], weights[pos]) for i, _, pos in self._param_slots
+                if grads[pos] is not None]
+        if todo:
+            indices, grad_list, weight_list = zip(*todo)
+            self._updater(list(indices), list(grad_list), list(weight_list))
 
     def get_outputs(self, merge_multi_context=True):
         """The outputs of the last forward."""

@@ -97,7 +97,8 @@ class NDArray:
     (2, 3)
     """
 
-    __slots__ = ("_t", "_grad", "_grad_req", "__weakref__")
+    # _rec: the recorded operator call that produced the array (set inside autograd.record())
+    __slots__ = ("_t", "_grad", "_grad_req", "_rec", "__weakref__")
     __array_priority__ = 1000.0
     stype = DEFAULT
 

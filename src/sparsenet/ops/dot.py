@@ -90,7 +90,7 @@ def _wants_sparse_grad(w):
     """Whether ``w`` is an autograd variable: its gradient then travels as sparse COO.
 
     The buffer it lands in decides the stored storage type (see
-    :func:`sparsenet.autograd.store_grad`); a sparse gradient never materialises
+    :func:`sparsenet.grad_store.store`); a sparse gradient never materialises
     a dense intermediate of the weight's size.
     """
     return w._grad is not None and w._grad_req != "null"
@@ -153,7 +153,7 @@ def csr_dense_t_mm(x, w):
     """``x @ w.T`` for a CSR ``x`` (m, k) and a dense array ``w`` (n, k); never densifies ``x``.
 
     The column-sparse gradient of a variable ``w`` travels on an alias of ``w``
-    (:func:`sparsenet.autograd.alias_of`): torch cannot add it to the row-sparse
+    (:func:`sparsenet.recording.alias_of`): torch cannot add it to the row-sparse
     gradients of other uses of ``w``, the gradient storage does.
     """
     wt = w._t
@@ -272,6 +272,9 @@ def _dot_csr_rsp(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
     _mm_shape_error(lhs, rhs, p)
+    if rhs._indices.shape[0] == rhs._shape[0] and lhs._data.numel():
+        # every row stored (a Module's weight): the stored values are the dense weight
+        return NDArray(csr_dense_mm(lhs, rhs._data, _wants_sparse_grad(rhs)))
     pos, hit = _rsp_positions(rhs, lhs._indices)
     values = lhs._data.to(rhs._data.dtype) * hit
     if rhs._data.shape[0] == 0 or values.numel() == 0:

@@ -30,7 +30,7 @@ import os
 
 import torch
 
-from ..torch_compat import increment_version as _bump_versions
+from ..torch_compat import increment_versions as _bump_versions
 
 try:
     from . import _row_kernels as _native

@@ -21,7 +21,7 @@ class PythonOperators:
     __slots__ = ()
 
     def _binary(self, other, name, scalar_name, hint, scalar_hint, reverse=False):
-        from . import op
+        from . import op  # why here: op imports symbol, which mixes this class in
         if isinstance(other, PythonOperators):  # a Symbol
             lhs, rhs = (other, self) if reverse else (self, other)
             return op.apply(name, [lhs, rhs], {}, hint=hint)
@@ -71,14 +71,14 @@ class PythonOperators:
                             "_rpowerscalar", reverse=True)
 
     def __neg__(self):
-        from . import op
+        from . import op  # why here: op imports symbol, which mixes this class in
         return op.apply("negative", [self], {}, hint="negative")
 
     def __pos__(self):
         return self
 
     def __abs__(self):
-        from . import op
+        from . import op  # why here: op imports symbol, which mixes this class in
         return op.apply("abs", [self], {}, hint="abs")
 
     def __eq__(self, other):

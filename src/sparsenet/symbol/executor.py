@@ -343,15 +343,14 @@ class Executor:
         wanted = [t for t in leaves if t is not None and t.requires_grad]
         results = iter(run_grad(outs, grads, wanted, retain_graph=True) if outs and wanted
                        else [None] * len(wanted))
-        with torch.no_grad():
-            for (a, _), t in zip(self._owners, leaves):
-                r = next(results) if t is not None and t.requires_grad else None
-                if r is not None:
-                    # every leaf has the argument's whole shape (see _as_leaf); a sparse
-                    # gradient is the backward kernel's own tensor, reused in place
-                    grad_store.store(a, r, owned=r.is_sparse, full=True)
-                elif a._grad_req == "write":
-                    _clear(a._grad)
+        for (a, _), t in zip(self._owners, leaves):
+            r = next(results) if t is not None and t.requires_grad else None
+            if r is not None:
+                # every leaf has the argument's whole shape (see _as_leaf); a sparse
+                # gradient is the backward kernel's own tensor, reused in place
+                grad_store.store(a, r, owned=r.is_sparse, full=True)
+            elif a._grad_req == "write":
+                _clear(a._grad)
 
     # ------------------------------------------------------------------ parameters
     def copy_params_from(self, arg_params, aux_params=None, allow_extra_params=False):
@@ -452,10 +451,12 @@ def _as_leaf(a):
 
 
 def _clear(g):
-    if g.stype == DEFAULT:
-        g._t.zero_()
-    else:
-        g._replace(zeros(g.shape, ctx=g.context, dtype=g.dtype, stype=g.stype))
+    """Write a zero gradient: a dense buffer is zeroed, a sparse one stores nothing."""
+    with torch.no_grad():
+        if g.stype == DEFAULT:
+            g._t.zero_()
+        elif g._data.shape[0]:  # keeps its (empty) parts when it stores nothing already
+            g._replace(zeros(g.shape, ctx=g.context, dtype=g.dtype, stype=g.stype))
 
 
 def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, shapes=None,

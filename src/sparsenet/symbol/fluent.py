@@ -24,7 +24,7 @@ class FluentMethods:
     __slots__ = ()
 
     def _fluent(self, opname, /, *args, **kwargs):
-        from . import op
+        from . import op  # why here: op imports symbol, which mixes this class in
         return op.SYMBOL_OPS[opname](self, *args, **kwargs)
 
     # ------------------------------------------------------------------ with special arguments

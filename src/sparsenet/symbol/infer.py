@@ -27,6 +27,7 @@ import torch
 
 from ..base import SparsenetError, numpy_dtype, torch_dtype
 from ..ndarray.stype import DEFAULT, STYPES
+from .op_traits import input_shapes
 
 __all__ = ["infer_shape", "infer_type", "infer_storage_type", "propagate", "storage_plan",
            "arg_storage_types", "NodeStorage", "InferenceError", "KERNEL",
@@ -157,8 +158,9 @@ def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
             params = bound[id(n)]
             ins = [get(c, i) for c, i in n.inputs]
             in_shapes = [s for s, _ in ins]
-            if n.op.input_shapes is not None and any(s is None for s in in_shapes):
-                filled = n.op.input_shapes(list(in_shapes), params)
+            complete = input_shapes(n.op)
+            if complete is not None and any(s is None for s in in_shapes):
+                filled = complete(list(in_shapes), params)
                 for (c, _), old, new in zip(n.inputs, in_shapes, filled):
                     if old is None and new is not None and c.op is None:
                         arg_shape[c.name] = tuple(int(d) for d in new)

@@ -23,8 +23,10 @@ import numbers
 
 import numpy as np
 
+from .. import ndarray as nd
 from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
 from ..base import OperatorArgumentError
+from ..ndarray import sparse as nd_sparse
 from ..ops import registry
 from .op_traits import input_inits, required_inputs
 from .symbol import Symbol, _Node, _param_text, new_node_name
@@ -252,8 +254,6 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
 
 def _build_tables():
     """One loop over the registry (and the ``mx.nd`` aliases of registry operators)."""
-    from .. import ndarray as nd
-    from ..ndarray import sparse as nd_sparse
     wrapped = {}
 
     def wrap(operator):

@@ -21,6 +21,9 @@ made where the operator is defined (``ops/norm.py`` declares BatchNorm's):
     A function of the bound parameters returning the inputs that must be present although
     the dense definition gives them a default (``LeakyReLU``'s ``gamma`` for
     ``act_type='prelu'``); the symbol creates them as variables.
+``input_shapes``
+    The registry's own rule completing unknown input shapes (``@input_shapes(op)``), here
+    only for operators that do not declare it yet.
 
 Operators whose defining module has not declared a trait yet take it from
 :data:`PENDING` (the declarations to move into their ``defop``).
@@ -36,7 +39,8 @@ Operators whose defining module has not declared a trait yet take it from
 ['output']
 """
 
-__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "PENDING"]
+__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "input_shapes",
+           "PENDING"]
 
 _PRELU_INIT = '["Constant", {"value": 0.25}]'
 
@@ -56,11 +60,19 @@ def _prelu_needs_gamma(params):
     return ("gamma",) if params["act_type"] == "prelu" else ()
 
 
+def _prelu_input_shapes(shapes, params):
+    """PReLU's gamma: one slope per channel (axis 1 of data), as MXNet infers it."""
+    shapes = list(shapes)
+    if len(shapes) > 1 and shapes[1] is None and shapes[0] is not None and len(shapes[0]) > 1:
+        shapes[1] = (shapes[0][1],)
+    return shapes
+
+
 #: Traits of operators defined in modules that do not declare them yet (measured with
 #: MXNet 1.9.1): ``{operator name: {trait: value}}``.
 PENDING = {
     "LeakyReLU": {"output_names": ("output", "mask"), "input_inits": {"gamma": _PRELU_INIT},
-                  "required_inputs": _prelu_needs_gamma},
+                  "required_inputs": _prelu_needs_gamma, "input_shapes": _prelu_input_shapes},
     "SliceChannel": {"output_names": _numbered},
     "_split_v2": {"output_names": _numbered},
     "topk": {"output_names": _topk_names},
@@ -104,3 +116,13 @@ def required_inputs(op, params):
     """
     fn = _trait(op, "required_inputs")
     return tuple(fn(params)) if fn is not None else ()
+
+
+def input_shapes(op):
+    """The rule completing ``op``'s unknown input shapes (None: the operator has none).
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> input_shapes(get_op('LeakyReLU'))([(4, 3), None], {'act_type': 'prelu'})
+    [(4, 3), (3,)]
+    """
+    return _trait(op, "input_shapes")

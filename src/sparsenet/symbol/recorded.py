@@ -9,13 +9,9 @@ met; operator nodes are named ``node_0``, ``node_1``, ... (MXNet numbers both
 with process-wide counters, so its names depend on what was recorded before).
 
 >>> import sparsenet as mx
->>> from sparsenet.ops.trace import note
 >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
 >>> with mx.autograd.record():
-...     y = mx.nd.relu(x)
-...     note(mx.nd.relu, {}, [x], y)      # what the registry does for every recorded call
-...     z = mx.nd.sum(y)
-...     note(mx.nd.sum, {}, [y], z)
+...     z = mx.nd.sum(mx.nd.relu(x))
 >>> s = symbol_of_recorded(z)
 >>> s.list_arguments(), s.get_internals().list_outputs()
 (['var0'], ['var0', 'node_0_output', 'node_1_output'])
@@ -63,56 +59,44 @@ def symbol_of_recorded(x):
     SparsenetError
         When ``x`` is not the result of a recorded operator call.
     """
-    getter = getattr(x, "_autograd_tensor", None)
-    t = getter() if getter is not None else None
-    head = record_of(t.grad_fn, t.output_nr) if t is not None and t.grad_fn is not None else None
+    head = record_of(x)
     if head is None:
         raise SparsenetError("get_symbol: the NDArray is not part of a computation graph (no "
                              "recorded operator produced it). Did you forget to turn on "
                              "recording with autograd.record()?")
     counters = {"var": 0, "null": 0, "node": 0}
-    nodes = {}      # id(record) -> _Node
-    leaves = {}     # id(leaf tensor) -> _Node
+    nodes = {}      # id(call) -> _Node
+    leaves = {}     # id(array) -> _Node (variables and constants)
 
-    def variable(prefix, key):
-        node = leaves.get(key)
-        if node is None:
-            node = leaves[key] = _Node(None, f"{prefix}{counters[prefix]}")
+    def edge(a):
+        entry = record_of(a)
+        if entry is not None:
+            call, k = entry
+            return nodes[id(call)], k
+        node = leaves.get(id(a))
+        if node is None:  # an autograd variable, or an array outside the graph
+            prefix = "var" if a._grad is not None else "null"
+            node = leaves[id(a)] = _Node(None, f"{prefix}{counters[prefix]}")
             counters[prefix] += 1
-        return node
+        return node, 0
 
-    def edge(ref):
-        kind = ref[0]
-        if kind == "var":
-            return variable("var", id(ref[1])), 0
-        if kind == "node":
-            entry = record_of(ref[1], ref[2])
-            if entry is not None:
-                record, k = entry
-                return build(record), k
-        return variable("null", ("const", id(ref))), 0
-
-    def build(record):
-        # iterative post-order over the records (deep graphs must not hit the recursion limit)
-        stack = [(record, False)]
-        while stack:
-            rec, expanded = stack.pop()
-            if id(rec) in nodes:
-                continue
-            if not expanded:
-                stack.append((rec, True))
-                for ref in reversed(rec.inputs):
-                    if ref[0] == "node":
-                        entry = record_of(ref[1], ref[2])
-                        if entry is not None and id(entry[0]) not in nodes:
-                            stack.append((entry[0], False))
-                continue
-            inputs = [edge(ref) for ref in rec.inputs]
-            name = f"node_{counters['node']}"
-            counters["node"] += 1
-            nodes[id(rec)] = _Node(rec.op, name, params=_explicit(rec.op, rec.params),
-                                   inputs=inputs)
-        return nodes[id(record)]
-
-    record, k = head
-    return Symbol([(build(record), k)])
+    # iterative post-order over the calls (deep graphs must not hit the recursion limit)
+    stack = [(head[0], False)]
+    while stack:
+        call, expanded = stack.pop()
+        if id(call) in nodes:
+            continue
+        op, params, inputs = call
+        if not expanded:
+            stack.append((call, True))
+            for a in reversed(inputs):
+                entry = record_of(a)
+                if entry is not None and id(entry[0]) not in nodes:
+                    stack.append((entry[0], False))
+            continue
+        edges = [edge(a) for a in inputs]
+        name = f"node_{counters['node']}"
+        counters["node"] += 1
+        nodes[id(call)] = _Node(op, name, params=_explicit(op, params), inputs=edges)
+    call, k = head
+    return Symbol([(nodes[id(call)], k)])

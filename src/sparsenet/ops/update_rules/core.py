@@ -42,6 +42,7 @@ import torch
 
 from ... import config
 from ...base import SparsenetError, StorageTypeError
+from ...ndarray.cast_storage import dense_to_csr
 from ...ndarray.ndarray import wrap
 from ...ndarray.row_sparse import RowSparseNDArray
 from ...ndarray.stype import DEFAULT, ROW_SPARSE
@@ -279,7 +280,6 @@ def _write_back(arr, t):
         idx = torch.arange(t.shape[0], device=t.device)
         arr._replace(RowSparseNDArray._from_parts(t, idx, tuple(t.shape)))
     else:
-        from ...ndarray.cast_storage import dense_to_csr
         arr._replace(dense_to_csr(t))
 
 
