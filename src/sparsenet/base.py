@@ -9,6 +9,7 @@ import torch
 
 __all__ = [
     "SparsenetError", "MXNetError", "StorageFallbackError", "StorageFallbackWarning",
+    "NativeKernelWarning",
     "StorageTypeError", "SparseFormatError", "FileFormatError", "NotSupportedForSparseNDArray",
     "InvalidArgumentError", "InvalidArgumentTypeError", "ShapeError", "IndexOutOfRangeError",
     "UnknownOperatorError",
@@ -34,6 +35,11 @@ MXNetError = SparsenetError
 
 class StorageFallbackError(SparsenetError):
     """Raised when an operator would densify its inputs and the policy is ``'error'``."""
+
+
+class NativeKernelWarning(UserWarning):
+    """Issued once when a native (C) kernel is not built and its slower torch or Python
+    counterpart serves instead (see :class:`sparsenet.runtime.Features`)."""
 
 
 class StorageFallbackWarning(UserWarning):

@@ -5,7 +5,12 @@ reports what its torch build and this machine offer under the same names
 (``CUDA``: torch was built with CUDA, ``MKLDNN``: oneDNN is available,
 ``DIST_KVSTORE``: ``torch.distributed`` is available, ...). Names of MXNet
 components sparsenet does not have (``TENSORRT``, ``OPENCV``, ``TVM_OP``,
-...) are reported disabled.
+...) are reported disabled. sparsenet's own native kernels are listed after
+MXNet's names: ``SPARSENET_NATIVE_ROW_KERNELS`` (fused lazy optimizer steps) and
+``SPARSENET_NATIVE_LIBSVM`` (the LibSVM parser), enabled when built and not
+switched off (``SPARSENET_NATIVE_ROWS=0``, ``SPARSENET_LIBSVM_KERNEL=python``).
+A kernel that is not built is also reported once, at import, by a
+:class:`~sparsenet.base.NativeKernelWarning`.
 
 >>> import sparsenet as mx
 >>> features = mx.runtime.Features()
@@ -101,7 +106,15 @@ def _detect():
         ("SIGNAL_HANDLER", False),
         ("DEBUG", bool(getattr(torch.version, "debug", False))),
         ("TVM_OP", False),
-    ]
+    ] + _native_kernels()
+
+
+def _native_kernels():
+    """sparsenet's own native kernels: built, and not switched off."""
+    from .io.libsvm import kernel as libsvm_kernel  # the io layer sits above: read on demand
+    from .ops import row_kernels  # the ops layer sits above: read on demand
+    return [("SPARSENET_NATIVE_ROW_KERNELS", row_kernels.available()),
+            ("SPARSENET_NATIVE_LIBSVM", libsvm_kernel.BACKEND == "native")]
 
 
 def feature_list():

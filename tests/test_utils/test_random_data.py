@@ -185,3 +185,18 @@ def test_empty_row_sparse_and_ctx():
                                               ctx=mx.cpu(0))
     assert arr.nnz == 0 and data.shape == (0, 3) and idx.size == 0
     assert arr.context == mx.cpu(0)
+
+
+def test_row_sparse_density_over_one_keeps_every_row_csr_raises():
+    # MXNet 1.9.1: rand_ndarray((3, 4), 'row_sparse', density=1.5) stores rows [0 1 2];
+    # the CSR generator raises ValueError("density has to be between 0 and 1")
+    a = mx.test_utils.rand_ndarray((3, 4), "row_sparse", density=1.5)
+    assert a.indices.asnumpy().tolist() == [0, 1, 2]
+    with pytest.raises(ValueError, match="density"):
+        mx.test_utils.rand_ndarray((3, 4), "csr", density=1.5)
+
+
+def test_num_aux_of_sparse_arrays():
+    # MXNet 1.9.1: row_sparse 1, csr 2
+    assert mx.nd.sparse.zeros("row_sparse", (2, 2))._num_aux == 1
+    assert mx.nd.sparse.zeros("csr", (2, 2))._num_aux == 2

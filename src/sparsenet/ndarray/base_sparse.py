@@ -90,6 +90,16 @@ class BaseSparseNDArray(NDArray):
     def handle(self):
         return self._parts()
 
+    @property
+    def _num_aux(self):
+        """Number of index arrays (MXNet's name): 1 for row_sparse, 2 for CSR.
+
+        >>> import sparsenet as mx
+        >>> mx.nd.sparse.zeros('csr', (2, 2))._num_aux
+        2
+        """
+        return len(self._parts()) - 1
+
     def __len__(self):
         return self._shape[0]
 

@@ -272,14 +272,14 @@ def _dot_csr_rsp(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
     _mm_shape_error(lhs, rhs, p)
-    if rhs._indices.shape[0] == rhs._shape[0] and lhs._data.numel():
+    if rhs._data.shape[0] == 0 or lhs._data.numel() == 0:
+        return NDArray(torch.zeros(lhs.shape[0], rhs.shape[1], dtype=rhs._data.dtype,
+                                   device=rhs.device))
+    if rhs._indices.shape[0] == rhs._shape[0]:
         # every row stored (a Module's weight): the stored values are the dense weight
         return NDArray(csr_dense_mm(lhs, rhs._data, _wants_sparse_grad(rhs)))
     pos, hit = _rsp_positions(rhs, lhs._indices)
     values = lhs._data.to(rhs._data.dtype) * hit
-    if rhs._data.shape[0] == 0 or values.numel() == 0:
-        return NDArray(torch.zeros(lhs.shape[0], rhs.shape[1], dtype=rhs._data.dtype,
-                                   device=rhs.device))
     out = F.embedding_bag(pos, rhs._data, lhs._indptr[:-1], mode="sum", per_sample_weights=values,
                           sparse=_wants_sparse_grad(rhs))  # gradient: only the rows touched
     return NDArray(out)

@@ -27,9 +27,11 @@ True
 [1.0, 0.0, 1.0, 0.0]
 """
 import os
+import warnings
 
 import torch
 
+from ..base import NativeKernelWarning
 from ..torch_compat import increment_versions as _bump_versions
 
 try:
@@ -40,6 +42,11 @@ except ImportError:  # built without a C compiler: the torch kernels do the work
 __all__ = ["ENABLED", "available", "lazy_step", "sgd_dense", "coalesce_rows"]
 
 ENABLED = os.environ.get("SPARSENET_NATIVE_ROWS", "1") != "0"
+if _native is None and ENABLED:  # told once, at import
+    warnings.warn("sparsenet's native row kernels (sparsenet.ops._row_kernels) are not built: "
+                  "lazy optimizer steps run on torch's index kernels, with the same results "
+                  "but slower. Build them with a C compiler and OpenMP (`pip install -e .`); "
+                  "SPARSENET_NATIVE_ROWS=0 silences this.", NativeKernelWarning, stacklevel=2)
 _NUM_ARRAYS = {"sgd": 1, "sgd_mom": 2, "adam": 3, "adagrad": 2}
 _DTYPES = (torch.float32, torch.float64)
 _COALESCE_MAX = 1024  # more ids: torch's coalesce (its sort wins from about 2,000 ids)

@@ -200,7 +200,7 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
         'write', 'add' or 'null' (per argument).
     ctx : Context, optional
     grad_stypes : dict of str to str, optional
-        Storage type of each gradient buffer.
+        Storage type of each gradient buffer (a list is ignored, as MXNet 1.9.1 does).
     equal_nan : bool
     dtype : float16, float32, float64 or 'asnumpy'
 
@@ -224,7 +224,8 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None, atol=
     initial = {k: np.random.normal(size=np.shape(v)) for k, v in sorted(expected.items())}
     grads = {}
     for k, v in initial.items():
-        stype = (grad_stypes or {}).get(k)
+        # MXNet 1.9.1 looks names up with ``k in grad_stypes``: a list names no argument
+        stype = grad_stypes.get(k) if isinstance(grad_stypes, dict) else None
         if stype not in (None, "default"):
             grads[k] = create_sparse_array(v.shape, stype, density=0.0)
         else:

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import reference
 from .reference import Parsed
+from ...base import NativeKernelWarning
 from .errors import KernelError
 
 __all__ = ["parse", "count_rows", "BACKEND", "native_available", "pow5_table", "Parsed"]
@@ -71,6 +72,12 @@ if _forced == "native" and _native is None:
     raise ImportError("SPARSENET_LIBSVM_KERNEL=native but sparsenet.io.libsvm._native is not "
                       "built; run `pip install -e .` (or `python setup.py build_ext --inplace`)")
 BACKEND = "python" if (_forced == "python" or _native is None) else "native"
+if _native is None and _forced != "python":  # told once, at import
+    warnings.warn("sparsenet's native LibSVM parser (sparsenet.io.libsvm._native) is not "
+                  "built: LibSVM files are parsed by the Python reference kernel, with the "
+                  "same results and errors but slower. Build it with a C compiler (`pip "
+                  "install -e .`); SPARSENET_LIBSVM_KERNEL=python silences this.",
+                  NativeKernelWarning, stacklevel=2)
 
 _SLOW_WARN_BYTES = 16 << 20
 _warned = False

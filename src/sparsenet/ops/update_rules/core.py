@@ -47,6 +47,7 @@ from ...ndarray.ndarray import wrap
 from ...ndarray.row_sparse import RowSparseNDArray
 from ...ndarray.stype import DEFAULT, ROW_SPARSE
 from ...torch_compat import set_grad_enabled
+from ..errors import CONVERTED, raise_op_error
 from ..registry import _ABBREV, Operator, _write_out, rule
 
 __all__ = ["UpdateOperator", "update_op", "register_update_rules", "full_rows", "chunk_bytes",
@@ -436,15 +437,19 @@ class UpdateOperator(Operator):
             set_grad_enabled(enabled)
 
     def __call__(self, *args, out=None, **kwargs):
-        inputs, params = self._split_args(args, kwargs)
-        weight = inputs[0]
-        in_place = out is weight or (isinstance(out, (list, tuple)) and out and out[0] is weight)
-        if self.weight_out and not in_place:
-            inputs[0] = weight.copy()
-        result = self.update(*inputs, **params)
-        if out is None or in_place:
-            return weight if in_place else result
-        return _write_out(result, out)
+        try:
+            inputs, params = self._split_args(args, kwargs)
+            weight = inputs[0]
+            in_place = out is weight or (isinstance(out, (list, tuple)) and out
+                                         and out[0] is weight)
+            if self.weight_out and not in_place:
+                inputs[0] = weight.copy()
+            result = self.update(*inputs, **params)
+            if out is None or in_place:
+                return weight if in_place else result
+            return _write_out(result, out)
+        except CONVERTED as e:  # a builtin error from torch or a kernel: a sparsenet one
+            raise_op_error(self.name, e, args)
 
     def _dispatch(self, inputs, params):
         """The symbolic executor's entry: run the planned kernel on ``inputs`` in place."""
