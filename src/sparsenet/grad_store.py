@@ -47,6 +47,7 @@ __all__ = ["store", "store_nograd", "grad_array", "zero_grad", "scale_", "mark_f
            "is_fresh", "fresh_buffers", "incoming_kind", "action_name", "STORE_TABLE"]
 
 _fresh = {}            # id(grad buffer) -> weakref, for buffers written since the last step
+_NONZERO = nonzero._nonzero
 
 
 # ---------------------------------------------------------------------- helpers
@@ -115,7 +116,9 @@ def _dense_into_dense(buf, var, g, add, owned):
         buf._t.add_(g)
     else:
         buf._t.copy_(g)
-    nonzero.forget(buf)
+    key = id(buf)
+    if key in _NONZERO:  # nonzero.forget(buf), inlined: the per-step path
+        _NONZERO[key] = None
 
 
 def _scatter_into_dense(buf, var, g, add, owned):

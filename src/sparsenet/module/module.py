@@ -588,8 +588,9 @@ def _feed(dst, src):
     if not isinstance(src, NDArray):
         dst[:] = np.asarray(src)
     elif src is not dst:
-        if (src.stype == dst.stype and src.dtype == dst.dtype and src.shape == dst.shape
-                and src.device == dst.device and dst.grad_req == "null"):
+        # same container class: same storage type
+        if (src.__class__ is dst.__class__ and dst._grad_req == "null" and src.shape == dst.shape
+                and src.dtype == dst.dtype and src.device == dst.device):
             dst._replace(src)
         else:
             with torch.no_grad():

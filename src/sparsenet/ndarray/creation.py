@@ -16,7 +16,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from ..base import mx_real_t, torch_dtype
+from ..base import InvalidArgumentError, mx_real_t, torch_dtype
 from ..context import as_context
 from . import memory
 from .cast_storage import dense_to_csr, dense_to_row_sparse
@@ -257,7 +257,9 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
     Parameters
     ----------
     arg1 : tuple, array_like, CSRNDArray, RowSparseNDArray or scipy.sparse matrix
-        - ``(data, indices, indptr)``: the CSR parts (validated);
+        - ``(data, indices, indptr)``: the CSR parts (validated; the column indices
+          of a row may come in any order: they are sorted, their values moving
+          along, where MXNet keeps them unsorted);
         - ``(data, (row, col))``: coordinates, duplicates summed (SciPy semantics);
         - ``(M, N)``: an empty array of that shape;
         - a dense array-like: its non-zero entries (zeros dropped);
@@ -297,10 +299,14 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
         indices = _index(arg1[1], dev, "indices")
         indptr = _index(arg1[2], dev, "indptr")
         if shape is None:
-            cols = int(indices.max()) + 1 if indices.numel() else 0
-            shape = (indptr.numel() - 1, cols)
-        out = CSRNDArray(data, indices, indptr, _shape(shape), validate=validate)
-        return out
+            if not indices.numel():  # MXNet 1.9.1 raises too: the width is unknown
+                raise InvalidArgumentError("csr_matrix: cannot infer the shape of CSR parts "
+                                           "with no stored values; pass shape=(rows, cols)")
+            shape = (indptr.numel() - 1, int(indices.max()) + 1)
+        shape = _shape(shape)
+        if validate:
+            data, indices = _sorted_columns(data, indices, indptr, shape)
+        return CSRNDArray(data, indices, indptr, shape, validate=validate)
     elif isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], (tuple, list)) \
             and len(arg1[1]) == 2:
         data = np.asarray(arg1[0].asnumpy() if isinstance(arg1[0], NDArray) else arg1[0])
@@ -323,6 +329,29 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
         raise ValueError(f"csr_matrix: shape {tuple(shape)} does not match the source's shape "
                          f"{out.shape}")
     return out
+
+
+def _sorted_columns(data, indices, indptr, shape):
+    """``(data, indices)`` with the column indices of each row in ascending order.
+
+    MXNet accepts unsorted columns within a row and keeps them, which its sparse
+    kernels then misread; sparsenet sorts them (stably, values moving along). Parts
+    that are not a CSR structure are returned as they are, for the validation to
+    name the problem.
+    """
+    nnz = indices.numel()
+    rows, cols = shape
+    if nnz < 2 or indptr.numel() != rows + 1 or int(indptr[0]) != 0 or int(indptr[-1]) != nnz \
+            or data.numel() != nnz or bool((indptr[1:] < indptr[:-1]).any()) \
+            or bool((indices < 0).any()) or bool((indices >= cols).any()):
+        return data, indices
+    row = torch.repeat_interleave(torch.arange(rows, device=indices.device),
+                                  indptr[1:] - indptr[:-1])
+    key = row * max(cols, 1) + indices
+    if bool((key[1:] >= key[:-1]).all()):
+        return data, indices  # already in order (duplicates are left to the validation)
+    order = torch.sort(key, stable=True).indices
+    return data[order], indices[order]
 
 
 def _check_coo(row, col, shape):
@@ -407,8 +436,10 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
         if data.dim() == 0:
             raise ValueError("row_sparse_array: data must have at least one dimension")
         if shape is None:
-            rows = int(indices.max()) + 1 if indices.numel() else 0
-            shape = (rows,) + tuple(data.shape[1:])
+            if not indices.numel():  # MXNet 1.9.1 raises too: the number of rows is unknown
+                raise InvalidArgumentError("row_sparse_array: cannot infer the shape of parts "
+                                           "with no stored rows; pass shape=")
+            shape = (int(indices.max()) + 1,) + tuple(data.shape[1:])
         return RowSparseNDArray(data, indices, _shape(shape), validate=validate)
     else:
         if dtype is None and not isinstance(arg1, (np.ndarray, NDArray, torch.Tensor)):

@@ -55,7 +55,7 @@ def FullyConnected(data, weight, bias=None, *, num_hidden=0, no_bias=False,  # n
 def _bias_vector(bias, weight):
     """The bias as a ``(num_hidden,)`` tensor; MXNet also accepts ``(num_hidden, 1)``."""
     n = weight.shape[0]
-    if tuple(bias.shape) == (n,):
+    if bias.dim() == 1 and bias.shape[0] == n:  # the common case first (per-step path)
         return bias
     if tuple(bias.shape) == (n, 1):
         return bias.reshape(n)
