@@ -119,32 +119,32 @@ class ParameterAssertionError(SparsenetError, ValueError, AssertionError):
     """
 
 
+def _unsupported_call(function, alias, args, tail):
+    """MXNet's message for a method that exists for another kind of object only."""
+    name = getattr(function, "__name__", str(function))
+    msg = f"Function {name}"
+    if alias:
+        msg += f" (namely operator \"{alias}\")"
+    if args:
+        msg += " with arguments (" + ", ".join(map(str, args)) + ")"
+    return msg + tail
+
+
 class NotImplementedForSymbol(SparsenetError, NotImplementedError, TypeError):
     """An NDArray-only method was called on a Symbol (``sym.asnumpy()``, ``bool(sym)``)."""
 
     def __init__(self, function, alias=None, *args):
-        name = getattr(function, "__name__", str(function))
-        msg = f"Function {name}"
-        if alias:
-            msg += f" (namely operator \"{alias}\")"
-        if args:
-            msg += " with arguments (" + ", ".join(map(str, args)) + ")"
-        msg += " is not implemented for Symbol and only available in NDArray."
-        super().__init__(msg)
+        super().__init__(_unsupported_call(
+            function, alias, args, " is not implemented for Symbol and only available in NDArray."))
 
 
 class NotSupportedForSparseNDArray(SparsenetError, NotImplementedError):
     """The method exists for dense arrays only (e.g. ``reshape`` on a CSR array)."""
 
     def __init__(self, function, alias=None, *args):
-        name = getattr(function, "__name__", str(function))
-        msg = f"Function {name}"
-        if alias:
-            msg += f" (namely operator \"{alias}\")"
-        if args:
-            msg += " with arguments (" + ", ".join(map(str, args)) + ")"
-        msg += " is not supported for SparseNDArray and only available in NDArray."
-        super().__init__(msg)
+        super().__init__(_unsupported_call(
+            function, alias, args,
+            " is not supported for SparseNDArray and only available in NDArray."))
 
 
 mx_real_t = np.float32

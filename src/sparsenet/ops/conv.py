@@ -47,6 +47,21 @@ def _check_bias(opname, bias, num_filter):
                                   f"{tuple(bias.shape)}")
 
 
+def _prepare(opname, kernel, data, weight, layout, num_group, num_filter):
+    """``(kernel, ndim, channel_last, data, weight, channels)`` in channel-first layout,
+    with the group count checked."""
+    k = _spatial(kernel, data, opname)
+    n = len(k)
+    last = channel_last(layout, n, opname)
+    x = to_channel_first(data) if last else data
+    w = to_channel_first(weight) if last else weight
+    c = x.shape[1]
+    if num_group < 1 or c % num_group or num_filter % num_group:
+        raise LayerParameterError(f"{opname}: num_group={num_group} must divide the input "
+                                  f"channels ({c}) and num_filter ({num_filter})")
+    return k, n, last, x, w, c
+
+
 @defop
 def Convolution(data, weight, bias=None, *, kernel=(), stride=(), dilate=(), pad=(),  # noqa: N802
                 num_filter=0, num_group=1, workspace=1024, no_bias=False, cudnn_tune=None,
@@ -79,15 +94,8 @@ def Convolution(data, weight, bias=None, *, kernel=(), stride=(), dilate=(), pad
     >>> y.shape
     (2, 4, 4)
     """
-    k = _spatial(kernel, data, "Convolution")
-    n = len(k)
-    last = channel_last(layout, n, "Convolution")
-    x = to_channel_first(data) if last else data
-    w = to_channel_first(weight) if last else weight
-    c = x.shape[1]
-    if num_group < 1 or c % num_group or num_filter % num_group:
-        raise LayerParameterError(f"Convolution: num_group={num_group} must divide the input "
-                                  f"channels ({c}) and num_filter ({num_filter})")
+    k, n, last, x, w, c = _prepare("Convolution", kernel, data, weight, layout, num_group,
+                                   num_filter)
     expected = (num_filter, c // num_group) + k
     if tuple(w.shape) != expected:
         if last:
@@ -175,15 +183,8 @@ def Deconvolution(data, weight, bias=None, *, kernel=(), stride=(), dilate=(), p
     >>> y.shape
     (1, 4, 6, 6)
     """
-    k = _spatial(kernel, data, "Deconvolution")
-    n = len(k)
-    last = channel_last(layout, n, "Deconvolution")
-    x = to_channel_first(data) if last else data
-    w = to_channel_first(weight) if last else weight
-    c = x.shape[1]
-    if num_group < 1 or c % num_group or num_filter % num_group:
-        raise LayerParameterError(f"Deconvolution: num_group={num_group} must divide the "
-                                  f"input channels ({c}) and num_filter ({num_filter})")
+    k, n, last, x, w, c = _prepare("Deconvolution", kernel, data, weight, layout, num_group,
+                                   num_filter)
     expected = (c, num_filter // num_group) + k
     if tuple(w.shape) != expected:
         raise LayerParameterError(f"Deconvolution: weight must have shape {expected} "
