@@ -21,4 +21,4 @@ def _seed_everything():
     yield
 
 
-collect_ignore_glob = ["benchmarks/*", "examples/*", "tools/*"]
+collect_ignore_glob = ["benchmarks/*", "examples/*", "tools/*", "tests/data/*"]

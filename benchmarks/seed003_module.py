@@ -1,11 +1,11 @@
-"""Seed 003's Module training (the tutorial's code), for ``bench_module.py``: one text, both libraries.
+"""Seed 003's Module training (the tutorial's code) for ``bench_module.py``, for both libraries.
 
 Every function takes the library as ``mx`` (sparsenet, or mxnet in MXNet's own
-process). Run as a script, it times MXNet 1.9.1 and prints the epoch times as JSON::
+process). Run as a script under MXNet's Python, it is a worker that trains one
+epoch per ``epoch`` line on stdin and answers with the epoch's seconds::
 
-    /tmp/mx/bin/python benchmarks/seed003_module.py loop 5
+    /tmp/mx/bin/python benchmarks/seed003_module.py loop
 """
-import json
 import logging
 import random
 import sys
@@ -52,28 +52,37 @@ def loop_epoch(mx, mod, train_iter, metric):
         mod.update()                            # update parameters
 
 
-def fit_epoch(mx, mod, train_iter, epoch):
-    """One epoch of ``Module.fit`` on the same module."""
-    mod.fit(train_iter, eval_metric='mse', begin_epoch=epoch, num_epoch=epoch + 1)
+class Trainer:
+    """The seed's module and iterator; :meth:`epoch` trains one epoch ('loop' or 'fit')."""
 
+    def __init__(self, mx, kind, sync=lambda: None):
+        self.mx, self.kind, self.sync = mx, kind, sync
+        self.mod, self.train_iter = make_module(mx)
+        self.metric = mx.metric.create('MSE')
+        self.epochs = 0
 
-def timed_epochs(mx, kind, epochs, sync=lambda: None):
-    """Seconds of each of ``epochs`` epochs of ``kind`` ('loop' or 'fit') after a warm-up."""
-    mod, train_iter = make_module(mx)
-    metric = mx.metric.create('MSE')
-    times = []
-    for e in range(epochs + 1):  # epoch 0 warms up
+    def epoch(self):
+        """Seconds of one epoch."""
         t0 = time.perf_counter()
-        if kind == 'loop':
-            loop_epoch(mx, mod, train_iter, metric)
-        else:
-            fit_epoch(mx, mod, train_iter, e)
-        sync()
-        times.append(time.perf_counter() - t0)
-    return times[1:]
+        if self.kind == 'loop':
+            loop_epoch(self.mx, self.mod, self.train_iter, self.metric)
+        else:  # Module.fit on the bound module, one epoch per call
+            self.mod.fit(self.train_iter, eval_metric='mse', begin_epoch=self.epochs,
+                         num_epoch=self.epochs + 1)
+        self.sync()
+        self.epochs += 1
+        return time.perf_counter() - t0
 
 
 if __name__ == "__main__":
+    import warnings
+
     import mxnet
     logging.disable(logging.CRITICAL)
-    print(json.dumps(timed_epochs(mxnet, sys.argv[1], int(sys.argv[2]), mxnet.nd.waitall)))
+    warnings.simplefilter("ignore")
+    trainer = Trainer(mxnet, sys.argv[1], mxnet.nd.waitall)
+    print("ready", flush=True)
+    for line in sys.stdin:
+        if line.strip() != "epoch":
+            break
+        print(repr(trainer.epoch()), flush=True)

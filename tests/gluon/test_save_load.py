@@ -8,10 +8,10 @@ import time
 
 import numpy as np
 import pytest
-import torch
 
 import sparsenet as mx
 from sparsenet.gluon import contrib, nn
+from sparsenet.ndarray import mxnet_format
 
 
 def _model():
@@ -122,11 +122,11 @@ def test_save_crash_keeps_old_file(tmp_path, monkeypatch):
     before = open(path, "rb").read()
     net.weight.set_data(mx.nd.full((3, 5), 7.0))
 
-    def failing_save(obj, f, *args, **kwargs):
+    def failing_save(f, *args, **kwargs):
         f.write(b"\x00" * 10)  # a partial write, then the crash
         raise OSError("disk full")
 
-    monkeypatch.setattr(torch, "save", failing_save)
+    monkeypatch.setattr(mxnet_format, "write_arrays", failing_save)
     with pytest.raises(OSError, match="disk full"):
         net.save_parameters(path)
     monkeypatch.undo()
@@ -144,17 +144,18 @@ def test_killed_process_during_save_leaves_old_file(tmp_path):
     net.initialize(init="ones")
     net.save_parameters(path)
     child = textwrap.dedent(f"""
-        import sys, time, torch
+        import sys, time
         sys.path.insert(0, {os.path.abspath('src')!r})
         import sparsenet as mx
-        real_save = torch.save
-        def slow_save(obj, f, *a, **k):
+        from sparsenet.ndarray import mxnet_format
+        real_save = mxnet_format.write_arrays
+        def slow_save(f, *a, **k):
             f.write(b"partial")
             f.flush()
             open({started!r}, "w").close()
             time.sleep(60)
-            real_save(obj, f, *a, **k)
-        torch.save = slow_save
+            real_save(f, *a, **k)
+        mxnet_format.write_arrays = slow_save
         net = mx.gluon.nn.Dense(64, in_units=256)
         net.initialize(init="zeros")
         net.save_parameters({path!r})

@@ -232,6 +232,7 @@ class BaseModule:
         except StopIteration:
             return 0
         self.prepare(next_batch, sparse_row_id_fn=sparse_row_id_fn)
+        callbacks = _as_list(batch_end_callback) + ([bar] if bar is not None else [])
         nbatch, done = 0, False
         while not done:
             batch = next_batch
@@ -244,12 +245,11 @@ class BaseModule:
                 self.prepare(next_batch, sparse_row_id_fn=sparse_row_id_fn)
             except StopIteration:
                 done = True
-            param = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
-                                  locals=locals())
-            for cb in _as_list(batch_end_callback):
-                cb(param)
-            if bar is not None:
-                bar(param)
+            if callbacks:  # the progress bar is called last
+                param = BatchEndParam(epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
+                                      locals=locals())
+                for cb in callbacks:
+                    cb(param)
             nbatch += 1
         return nbatch
 

@@ -1,10 +1,10 @@
 """``mx.nd.save`` / ``mx.nd.load``: arrays of every storage type, written atomically.
 
-The file is a ``torch.save`` archive of plain tensors and strings (loaded with
-``weights_only=True``, so loading never runs code). Each array records its
-storage type, shape, dtype, parts (dense values; CSR data/indices/indptr;
-row_sparse data/indices) and a SHA-256 of the parts. Loading checks all of it
-and names the file and the key on any problem.
+``save`` writes MXNet 1.x's NDArray format by default (see :mod:`.mxnet_format`), so MXNet
+1.9.1's ``mx.nd.load`` opens the file; ``format='sparsenet'`` writes sparsenet's earlier format,
+a ``torch.save`` archive of plain tensors and strings with a SHA-256 of each array's parts.
+``load`` reads both, told apart by the first bytes; neither ever runs code from the file
+(the archive is opened with ``weights_only=True``). Any problem names the file and the array.
 
 >>> import os, tempfile, sparsenet as mx
 >>> path = os.path.join(tempfile.mkdtemp(), 'arrays.nd')
@@ -21,6 +21,7 @@ import torch
 
 from ..atomic import atomic_write
 from ..base import FileFormatError, SparseFormatError, numpy_dtype
+from . import mxnet_format
 from .csr import CSRNDArray
 from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
@@ -30,6 +31,35 @@ __all__ = ["save", "load", "save_to_bytes", "load_from_bytes"]
 
 FORMAT = "sparsenet.ndarray"
 VERSION = 1
+FORMATS = ("mxnet", "sparsenet")
+
+
+def _named(data):
+    """``(arrays, names)`` for MXNet's format: names are empty for a list."""
+    if isinstance(data, NDArray):
+        return [data], []
+    if isinstance(data, dict):
+        for k in data:
+            if not isinstance(k, str):
+                raise TypeError(f"save: dict keys must be str, got {type(k).__name__}")
+        return list(data.values()), list(data)
+    if isinstance(data, (list, tuple)):
+        return list(data), []
+    raise TypeError(f"save: expected an NDArray, a list of NDArrays or a dict str -> NDArray, "
+                    f"got {type(data).__name__}")
+
+
+def _writer(data, format):
+    if format == "mxnet":
+        arrays, names = _named(data)
+        for a in arrays:
+            if not isinstance(a, NDArray):
+                raise TypeError(f"save: expected NDArray values, got {type(a).__name__}")
+        return lambda f: mxnet_format.write_arrays(f, arrays, names)
+    if format == "sparsenet":
+        payload = _payload(data)
+        return lambda f: torch.save(payload, f)
+    raise ValueError(f"save: format must be one of {FORMATS}, got {format!r}")
 
 
 def _parts(arr):
@@ -101,7 +131,7 @@ def _payload(data):
                     f"got {type(data).__name__}")
 
 
-def save(fname, data):
+def save(fname, data, format="mxnet"):
     """Save an NDArray, a list of NDArrays or a dict ``str -> NDArray`` to ``fname``.
 
     Storage types are kept. The write is atomic: a crash leaves the previous
@@ -111,6 +141,9 @@ def save(fname, data):
     ----------
     fname : str or os.PathLike
     data : NDArray, list of NDArray or dict of str to NDArray
+    format : {'mxnet', 'sparsenet'}
+        ``'mxnet'`` (default): MXNet 1.x's NDArray format, byte for byte what MXNet 1.9.1's
+        ``mx.nd.save`` writes. ``'sparsenet'``: the checksummed torch archive.
 
     Examples
     --------
@@ -120,15 +153,26 @@ def save(fname, data):
     >>> mx.nd.load(p)[0].asnumpy()
     array([1., 1.], dtype=float32)
     """
-    payload = _payload(data)
-    atomic_write(fname, lambda f: torch.save(payload, f))
+    atomic_write(fname, _writer(data, format))
 
 
-def save_to_bytes(data):
+def save_to_bytes(data, format="mxnet"):
     """The bytes :func:`save` would write."""
     buf = io.BytesIO()
-    torch.save(_payload(data), buf)
+    _writer(data, format)(buf)
     return buf.getvalue()
+
+
+def _load_mxnet(f, size, where, ctx):
+    arrays, names = mxnet_format.read_arrays(f, size, where)
+    if ctx is not None:
+        arrays = [a.as_in_context(ctx) for a in arrays]
+    if names:
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise FileFormatError(f"{where}: the name {dup!r} appears twice")
+        return dict(zip(names, arrays))
+    return arrays
 
 
 def _unpack(payload, where, ctx):
@@ -156,8 +200,10 @@ def _unpack(payload, where, ctx):
 def load(fname, ctx=None):
     """Load what :func:`save` wrote: a list of NDArrays or a dict ``str -> NDArray``.
 
-    Raises :class:`~sparsenet.base.FileFormatError` naming the file (and key)
-    when the file is truncated, corrupt or holds invalid sparse parts, and
+    Reads MXNet 1.x's NDArray files (``.params``, ``.nd``; every version MXNet 1.x reads) and
+    sparsenet's own archives, told apart by their first bytes. Raises
+    :class:`~sparsenet.base.FileFormatError` naming the file, the array and (MXNet's format)
+    the byte offset when the file is truncated, corrupt or holds invalid sparse parts, and
     ``FileNotFoundError`` when it does not exist.
 
     Parameters
@@ -169,18 +215,32 @@ def load(fname, ctx=None):
     fname = os.fspath(fname)
     if not os.path.exists(fname):
         raise FileNotFoundError(f"no such file: '{fname}'")
-    if os.path.getsize(fname) == 0:
+    size = os.path.getsize(fname)
+    if size == 0:
         raise FileFormatError(f"{fname}: the file is empty")
+    with open(fname, "rb") as f:
+        if mxnet_format.is_mxnet_file(f.read(8)):
+            f.seek(0)
+            return _load_mxnet(f, size, fname, ctx)
     try:
         payload = torch.load(fname, map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises RuntimeError/UnpicklingError/EOFError variants
-        raise FileFormatError(f"{fname}: cannot read the file ({type(e).__name__}: "
-                              f"{str(e).splitlines()[0] if str(e) else 'truncated'})") from None
+        # torch's own message may advise an unsafe load: never pass it on
+        raise FileFormatError(f"{fname}: cannot read the file ({type(e).__name__}): it is "
+                              f"neither an MXNet NDArray file (magic 0x112) nor a complete "
+                              f"sparsenet archive; first bytes {_head(fname)}") from None
     return _unpack(payload, fname, ctx)
 
 
+def _head(fname):
+    with open(fname, "rb") as f:
+        return f.read(8).hex()
+
+
 def load_from_bytes(buf, ctx=None):
-    """Load arrays from bytes produced by :func:`save_to_bytes`."""
+    """Load arrays from bytes produced by :func:`save_to_bytes` (either format)."""
+    if mxnet_format.is_mxnet_file(bytes(buf[:8])):
+        return _load_mxnet(io.BytesIO(buf), len(buf), "<bytes>", ctx)
     try:
         payload = torch.load(io.BytesIO(buf), map_location="cpu", weights_only=True)
     except Exception as e:

@@ -23,7 +23,7 @@ from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from .kernels import csr_from_keys
-from .registry import CSR, DEFAULT, ROW_SPARSE, Many, defop, rule
+from .registry import CSR, DEFAULT, ROW_SPARSE, Many, defop, numbered_outputs, rule
 
 __all__ = ["slice", "crop", "slice_axis", "take", "retain", "concat", "Concat", "stack",
            "split", "SliceChannel", "one_hot", "pick", "gather_nd", "slice_like",
@@ -254,7 +254,8 @@ def stack(*data, axis=0):
     return torch.stack(data, dim=axis)
 
 
-@defop(name="SliceChannel", num_outputs=lambda p: p["num_outputs"])
+@defop(name="SliceChannel", num_outputs=lambda p: p["num_outputs"],
+       output_names=numbered_outputs)
 def split(data, *, num_outputs=1, axis=1, squeeze_axis=False):
     """Split into ``num_outputs`` equal parts along ``axis`` (alias ``SliceChannel``).
 

@@ -15,7 +15,7 @@ import torch
 
 from ..base import InvalidArgumentError
 from ..ndarray.ndarray import NDArray
-from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, numbered_outputs, rule
 
 __all__ = ["diag", "depth_to_space", "space_to_depth", "split_v2", "shape_array",
            "size_array"]
@@ -104,7 +104,8 @@ def _split_points(indices_or_sections, n):
     return [0] + [int(i) for i in indices_or_sections]  # (0, 3): [:0], [0:3], [3:]
 
 
-@defop(name="_split_v2", num_outputs=lambda p: _count(p["indices_or_sections"]))
+@defop(name="_split_v2", num_outputs=lambda p: _count(p["indices_or_sections"]),
+       output_names=numbered_outputs)
 def split_v2(data, *, indices_or_sections=1, axis=0, squeeze_axis=False):
     """Split along ``axis`` into equal sections (an int) or at the given indices (a tuple).
 

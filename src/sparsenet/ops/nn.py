@@ -206,7 +206,14 @@ def Dropout(data, *, p=0.5, mode="training", axes=()):  # noqa: N802
     return F.dropout(data, p=p, training=True)
 
 
-@defop(num_outputs=lambda p: 2 if p["act_type"] == "rrelu" else 1)
+def _prelu_needs_gamma(params):
+    return ("gamma",) if params["act_type"] == "prelu" else ()
+
+
+# outputs named output/mask; PReLU's gamma is created (starting at 0.25) when absent (MXNet 1.9.1)
+@defop(num_outputs=lambda p: 2 if p["act_type"] == "rrelu" else 1,
+       output_names=("output", "mask"), input_inits={"gamma": '["Constant", {"value": 0.25}]'},
+       required_inputs=_prelu_needs_gamma)
 def LeakyReLU(data, gamma=None, *, act_type="leaky", slope=0.25,  # noqa: N802
               lower_bound=0.125, upper_bound=0.334):
     """Leaky ReLU family, chosen by ``act_type``.
@@ -246,6 +253,15 @@ def LeakyReLU(data, gamma=None, *, act_type="leaky", slope=0.25,  # noqa: N802
         return F.gelu(data)
     raise LayerParameterError(f"LeakyReLU: act_type must be 'leaky', 'prelu', 'rrelu', 'elu', "
                               f"'selu' or 'gelu', got {act_type!r}")
+
+
+@input_shapes(LeakyReLU)
+def _prelu_input_shapes(shapes, params):
+    """PReLU's gamma: one slope per channel (axis 1 of data), as MXNet infers it."""
+    shapes = list(shapes)
+    if len(shapes) > 1 and shapes[1] is None and shapes[0] is not None and len(shapes[0]) > 1:
+        shapes[1] = (shapes[0][1],)
+    return shapes
 
 
 def _prelu(data, gamma):

@@ -61,7 +61,11 @@ def _moving_update(moving_mean, moving_var, mean, var, momentum):
     return update
 
 
-@defop(num_outputs=lambda p: 3 if p["output_mean_var"] else 1)
+# the moving statistics are auxiliary states, initialised to zeros and ones; the outputs are
+# named (measured with MXNet 1.9.1)
+@defop(num_outputs=lambda p: 3 if p["output_mean_var"] else 1,
+       aux=("moving_mean", "moving_var"), output_names=("output", "mean", "var"),
+       input_inits={"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'})
 def BatchNorm(data, gamma, beta, moving_mean, moving_var, *, eps=1e-3,  # noqa: N802
               momentum=0.9, fix_gamma=True, use_global_stats=False, output_mean_var=False,
               axis=1, cudnn_off=False, min_calib_range=None, max_calib_range=None):
@@ -141,11 +145,6 @@ def _affine(x, mean, var, gamma, beta, eps):
     return (x - mean.reshape(shape)) * scale + beta.reshape(shape)
 
 
-# Symbol traits (see sparsenet.symbol.op_traits), measured with MXNet 1.9.1: the moving
-# statistics are auxiliary states, initialised to zeros and ones; the outputs are named.
-BatchNorm.aux_inputs = ("moving_mean", "moving_var")
-BatchNorm.output_names = ("output", "mean", "var")
-BatchNorm.input_inits = {"moving_mean": '["zero", {}]', "moving_var": '["one", {}]'}
 
 
 @input_shapes(BatchNorm)
@@ -158,7 +157,8 @@ def _batchnorm_input_shapes(shapes, params):
     return shapes
 
 
-@defop(num_outputs=lambda p: 3 if p["output_mean_var"] else 1)
+@defop(num_outputs=lambda p: 3 if p["output_mean_var"] else 1,
+       output_names=("output", "mean", "std"))
 def LayerNorm(data, gamma, beta, *, axis=-1, eps=1e-5, output_mean_var=False):  # noqa: N802
     """Layer normalisation along ``axis``: ``(x - mean) / sqrt(var + eps) * gamma + beta``.
 
@@ -184,7 +184,6 @@ def LayerNorm(data, gamma, beta, *, axis=-1, eps=1e-5, output_mean_var=False):  
     return out
 
 
-LayerNorm.output_names = ("output", "mean", "std")
 
 
 @input_shapes(LayerNorm)
@@ -224,7 +223,8 @@ def _instancenorm_input_shapes(shapes, params):
     return shapes
 
 
-@defop(num_outputs=lambda p: 3 if p["output_mean_var"] else 1)
+@defop(num_outputs=lambda p: 3 if p["output_mean_var"] else 1,
+       output_names=("output", "mean", "std"))
 def GroupNorm(data, gamma, beta, *, num_groups=1, eps=1e-5,  # noqa: N802
               output_mean_var=False):
     """Group normalisation: the channels (axis 1) split into ``num_groups`` groups.
@@ -258,7 +258,6 @@ def GroupNorm(data, gamma, beta, *, num_groups=1, eps=1e-5,  # noqa: N802
     return out
 
 
-GroupNorm.output_names = ("output", "mean", "std")
 
 
 @input_shapes(GroupNorm)

@@ -19,7 +19,7 @@ import torch
 from ..base import IndexOutOfRangeError, InvalidArgumentError, torch_dtype
 from ..ndarray.ndarray import wrap
 from ..ndarray.row_sparse import RowSparseNDArray
-from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, numbered_outputs, rule
 
 __all__ = ["sum", "sum_axis", "mean", "prod", "nansum", "nanprod", "max", "max_axis", "min",
            "min_axis", "norm", "square_sum", "argmax", "argmin", "argmax_channel", "topk",
@@ -213,7 +213,12 @@ def argmax_channel(data):
     return torch.argmax(data, dim=-1).to(torch.float32)
 
 
-@defop(num_outputs=lambda p: 2 if p["ret_typ"] == "both" else 1)
+def _topk_names(params, n):
+    # MXNet's topk has two outputs (one visible) for ret_typ='value': named output0
+    return numbered_outputs(params, n) if params["ret_typ"] in ("value", "both") else ["output"]
+
+
+@defop(num_outputs=lambda p: 2 if p["ret_typ"] == "both" else 1, output_names=_topk_names)
 def topk(data, *, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float32"):
     """The ``k`` largest (or smallest) entries along ``axis``.
 
@@ -237,7 +242,7 @@ def topk(data, *, axis=-1, k=1, ret_typ="indices", is_ascend=False, dtype="float
                                f"got {ret_typ!r}")
 
 
-@defop
+@defop(output_names=("output0",))
 def sort(data, *, axis=-1, is_ascend=True):
     """Sorted copy along ``axis``.
 

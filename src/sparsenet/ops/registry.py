@@ -47,7 +47,7 @@ from ..ndarray.ndarray import NDArray, copy_into, wrap
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
 
-__all__ = ["Operator", "Many", "defop", "rule", "input_shapes", "get_op", "list_ops",
+__all__ = ["Operator", "Many", "defop", "rule", "numbered_outputs", "input_shapes", "get_op", "list_ops",
            "OPERATORS", "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
 OPERATORS = {}
@@ -132,8 +132,15 @@ class Operator:
     Do not build one directly; use :func:`defop`.
     """
 
-    def __init__(self, fn, name=None, num_outputs=1, differentiable=True):
+    def __init__(self, fn, name=None, num_outputs=1, differentiable=True, aux=(),
+                 output_names=None, input_inits=None, required_inputs=None):
         self.fn = fn
+        # symbol traits (read by sparsenet.symbol.op_traits): auxiliary-state inputs, output
+        # names, '__init__' of the variables created at inputs, inputs params make required
+        self.aux_inputs = tuple(aux)
+        self.output_names = output_names
+        self.input_inits = dict(input_inits or {})
+        self.required_inputs = required_inputs
         self.name = name or fn.__name__
         self.__name__ = self.name
         self.__qualname__ = self.name
@@ -476,13 +483,19 @@ def _write_out(result, out):
     return out
 
 
-def defop(fn=None, *, name=None, num_outputs=1, differentiable=True):
+def defop(fn=None, *, name=None, num_outputs=1, differentiable=True, aux=(),
+          output_names=None, input_inits=None, required_inputs=None):
     """Register an operator from its dense definition (a function on torch tensors).
 
     Positional parameters are the array inputs (``*args`` for a variadic
     operator); keyword-only parameters, all with defaults, are the operator's
     parameters. The function's docstring is the operator's documentation; the
-    storage-type table is appended from the rule rows.
+    storage-type table is appended from the rule rows. The symbol traits
+    (``aux``: inputs that are auxiliary states; ``output_names``: a tuple, or a
+    function of the bound parameters and the output count; ``input_inits``:
+    ``{input: '__init__' attribute}`` of the variables a symbol creates there;
+    ``required_inputs``: a function of the parameters naming inputs they make
+    required) are described in :mod:`sparsenet.symbol.op_traits`.
 
     Examples
     --------
@@ -495,8 +508,20 @@ def defop(fn=None, *, name=None, num_outputs=1, differentiable=True):
     array([2., 4.], dtype=float32)
     """
     def make(f):
-        return Operator(f, name=name, num_outputs=num_outputs, differentiable=differentiable)
+        return Operator(f, name=name, num_outputs=num_outputs, differentiable=differentiable,
+                        aux=aux, output_names=output_names, input_inits=input_inits,
+                        required_inputs=required_inputs)
     return make(fn) if fn is not None else make
+
+
+def numbered_outputs(params, n):
+    """MXNet's output names ``output0``, ``output1``, ... (an ``output_names`` for
+    :func:`defop`, also when there is one output).
+
+    >>> numbered_outputs({}, 2)
+    ['output0', 'output1']
+    """
+    return [f"output{i}" for i in range(n)]
 
 
 def rule(op, *stypes, out, when=None):

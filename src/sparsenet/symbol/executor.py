@@ -34,6 +34,7 @@ from ..base import SparsenetError
 from ..context import as_context, current_context
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
+from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
 from ..ops.cast import cast_storage
 from ..torch_compat import run_grad
@@ -456,12 +457,14 @@ def _as_leaf(a):
 
 
 def _clear(g):
-    """Write a zero gradient: a dense buffer is zeroed, a sparse one stores nothing."""
-    with torch.no_grad():
-        if g.stype == DEFAULT:
-            g._t.zero_()
-        elif g._data.shape[0]:  # keeps its (empty) parts when it stores nothing already
-            g._replace(zeros(g.shape, ctx=g.context, dtype=g.dtype, stype=g.stype))
+    """Write a zero gradient: a dense buffer is zeroed, a sparse one stores nothing (gradient
+    buffers are never autograd variables: no grad mode needed)."""
+    if g.stype == DEFAULT:
+        g._t.zero_()
+    elif g.stype == ROW_SPARSE:  # no rows: empty slices of its own parts
+        g._replace(RowSparseNDArray._from_parts(g._data[:0], g._indices[:0], g._shape))
+    else:
+        g._replace(zeros(g.shape, ctx=g.context, dtype=g.dtype, stype=g.stype))
 
 
 def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, shapes=None,

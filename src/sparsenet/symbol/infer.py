@@ -241,8 +241,8 @@ def _propagate_types(symbol, dtypes, fill_dtype="float32"):
     """Types need shapes for the dense run; nodes whose shapes are unknown use a rule.
 
     The rule: an operator with a ``dtype`` parameter (or a fixed ``output_dtype``)
-    gives that dtype, any other gives the dtype of its first input. Unknown dtypes become ``fill_dtype``
-    (None: they stay None).
+    gives that dtype, any other gives the dtype of its first input. Unknown dtypes
+    become ``fill_dtype`` (None: they stay None).
     """
     arg_shape, arg_dtype, entry_shape, entry_dtype = propagate(symbol, dtypes=dtypes,
                                                                fill_dtype=fill_dtype)

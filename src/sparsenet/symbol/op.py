@@ -29,7 +29,8 @@ from ..base import OperatorArgumentError
 from ..ndarray import sparse as nd_sparse
 from ..ops import registry
 from .op_traits import input_inits, required_inputs
-from .symbol import Symbol, _Node, _param_text, new_node_name
+from .graph import Node
+from .symbol import Symbol, _param_text, new_node_name
 
 __all__ = ["SymbolOperator", "SYMBOL_OPS", "SPARSE_SYMBOL_OPS", "apply", "maximum", "minimum",
            "power", "pow", "hypot"]
@@ -243,12 +244,12 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
             if s is None:
                 if _optional(op, names[i], bound):
                     continue
-                s = Symbol([(_Node(None, f"{node_name}_{names[i]}", attrs=var_attrs), 0)])
+                s = Symbol([(Node(None, f"{node_name}_{names[i]}", attrs=var_attrs), 0)])
             edge = _check_symbol(s, op.name, names[i])._outputs[0]
             if names[i] in inits and edge[0].op is None:
                 edge[0].attrs.setdefault("__init__", inits[names[i]])
             edges.append(edge)
-    node = _Node(op, node_name, params=explicit, inputs=edges, attrs=attrs)
+    node = Node(op, node_name, params=explicit, inputs=edges, attrs=attrs)
     return Symbol([(node, i) for i in range(node.num_outputs())])
 
 

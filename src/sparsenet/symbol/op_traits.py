@@ -25,9 +25,6 @@ made where the operator is defined (``ops/norm.py`` declares BatchNorm's):
     The registry's own rule completing unknown input shapes (``@input_shapes(op)``), here
     only for operators that do not declare it yet.
 
-Operators whose defining module has not declared a trait yet take it from
-:data:`PENDING` (the declarations to move into their ``defop``).
-
 >>> from sparsenet.ops.registry import get_op
 >>> aux_inputs(get_op('BatchNorm'))
 ('moving_mean', 'moving_var')
@@ -39,52 +36,10 @@ Operators whose defining module has not declared a trait yet take it from
 ['output']
 """
 
-__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "input_shapes",
-           "PENDING"]
-
-_PRELU_INIT = '["Constant", {"value": 0.25}]'
-
-
-def _numbered(params, n):
-    return [f"output{i}" for i in range(n)]
-
-
-def _topk_names(params, n):
-    # MXNet's topk has two outputs (one visible) for ret_typ='value': named output0
-    if params["ret_typ"] in ("value", "both"):
-        return _numbered(params, n)
-    return ["output"]
-
-
-def _prelu_needs_gamma(params):
-    return ("gamma",) if params["act_type"] == "prelu" else ()
-
-
-def _prelu_input_shapes(shapes, params):
-    """PReLU's gamma: one slope per channel (axis 1 of data), as MXNet infers it."""
-    shapes = list(shapes)
-    if len(shapes) > 1 and shapes[1] is None and shapes[0] is not None and len(shapes[0]) > 1:
-        shapes[1] = (shapes[0][1],)
-    return shapes
-
-
-#: Traits of operators defined in modules that do not declare them yet (measured with
-#: MXNet 1.9.1): ``{operator name: {trait: value}}``.
-PENDING = {
-    "LeakyReLU": {"output_names": ("output", "mask"), "input_inits": {"gamma": _PRELU_INIT},
-                  "required_inputs": _prelu_needs_gamma, "input_shapes": _prelu_input_shapes},
-    "SliceChannel": {"output_names": _numbered},
-    "_split_v2": {"output_names": _numbered},
-    "topk": {"output_names": _topk_names},
-    "sort": {"output_names": ("output0",)},
-}
-
+__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "input_shapes"]
 
 def _trait(op, name):
-    value = getattr(op, name, None)
-    if value is None:
-        value = PENDING.get(op.name, {}).get(name)
-    return value
+    return getattr(op, name, None)
 
 
 def aux_inputs(op):
@@ -96,7 +51,7 @@ def output_suffixes(op, params, n):
     """The ``n`` output names of ``op`` under bound ``params`` (without the node name)."""
     names = _trait(op, "output_names")
     if names is None:
-        return ["output"] if n == 1 else _numbered(params, n)
+        return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
     if callable(names):
         return list(names(params, n))
     return list(names[:n])

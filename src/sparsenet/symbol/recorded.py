@@ -20,7 +20,8 @@ array([3.], dtype=float32)
 """
 from ..base import SparsenetError
 from ..ops.trace import record_of
-from .symbol import Symbol, _Node
+from .graph import Node
+from .symbol import Symbol
 
 __all__ = ["symbol_of_recorded"]
 
@@ -65,8 +66,8 @@ def symbol_of_recorded(x):
                              "recorded operator produced it). Did you forget to turn on "
                              "recording with autograd.record()?")
     counters = {"var": 0, "null": 0, "node": 0}
-    nodes = {}      # id(call) -> _Node
-    leaves = {}     # id(array) -> _Node (variables and constants)
+    nodes = {}      # id(call) -> Node
+    leaves = {}     # id(array) -> Node (variables and constants)
 
     def edge(a):
         entry = record_of(a)
@@ -76,7 +77,7 @@ def symbol_of_recorded(x):
         node = leaves.get(id(a))
         if node is None:  # an autograd variable, or an array outside the graph
             prefix = "var" if a._grad is not None else "null"
-            node = leaves[id(a)] = _Node(None, f"{prefix}{counters[prefix]}")
+            node = leaves[id(a)] = Node(None, f"{prefix}{counters[prefix]}")
             counters[prefix] += 1
         return node, 0
 
@@ -97,6 +98,6 @@ def symbol_of_recorded(x):
         edges = [edge(a) for a in inputs]
         name = f"node_{counters['node']}"
         counters["node"] += 1
-        nodes[id(call)] = _Node(op, name, params=_explicit(op, params), inputs=edges)
+        nodes[id(call)] = Node(op, name, params=_explicit(op, params), inputs=edges)
     call, k = head
     return Symbol([(nodes[id(call)], k)])

@@ -26,130 +26,16 @@ import numpy as np
 from ..atomic import atomic_write
 from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
 from ..base import InvalidArgumentError, SparsenetError, numpy_dtype
-from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
+from ..ndarray.stype import STYPES
 from ..ops.registry import OPERATORS
 from . import infer
 from .arith import PythonOperators
 from .executor import Executor, simple_bind
 from .fluent import FluentMethods
+from .graph import DTYPE_CODE, MXNET_VERSION, STYPE_CODE, Node, aux_variable_ids, topo_order
 from .name import current as _name_manager
-from .op_traits import aux_inputs, output_suffixes
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson"]
-
-# MXNet's enums in the JSON attributes
-_STYPE_CODE = {DEFAULT: 0, ROW_SPARSE: 1, CSR: 2}
-_CODE_STYPE = {v: k for k, v in _STYPE_CODE.items()}
-_DTYPE_CODE = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5,
-               "int64": 6, "bool": 7, "int16": 8}
-_CODE_DTYPE = {v: k for k, v in _DTYPE_CODE.items()}
-_MXNET_VERSION = 10901
-
-
-class _Node:
-    """One graph node: a variable (``op is None``) or an operator application."""
-
-    __slots__ = ("op", "name", "params", "inputs", "attrs", "init")
-
-    def __init__(self, op, name, params=None, inputs=(), attrs=None, init=None):
-        self.op = op                      # Operator or None for a variable
-        self.name = name
-        self.params = dict(params or {})  # explicit operator parameters (Python values)
-        self.inputs = list(inputs)        # [(node, output_index)]
-        self.attrs = dict(attrs or {})    # str -> str, as in MXNet's JSON
-        self.init = init                  # initializer object given to Variable(init=...)
-
-    @property
-    def is_variable(self):
-        return self.op is None
-
-    def num_outputs(self):
-        if self.op is None:
-            return 1
-        return self.op.num_outputs(self.params)
-
-    def output_names(self):
-        if self.op is None:
-            return [self.name]
-        params = self.op.bind_params(self.params)
-        return [f"{self.name}_{s}" for s in output_suffixes(self.op, params,
-                                                            self.op.num_outputs(params))]
-
-    def aux_positions(self):
-        """Positions of this operator node's inputs that are auxiliary states."""
-        if self.op is None or self.op.variadic:
-            return ()
-        aux = aux_inputs(self.op)
-        if not aux:
-            return ()
-        names = self.op.input_names
-        return tuple(k for k in range(len(self.inputs)) if names[k] in aux)
-
-    # typed views of a variable's attributes
-    def shape(self):
-        s = self.attrs.get("__shape__")
-        if not s:
-            return None
-        try:
-            value = ast.literal_eval(s)
-        except (ValueError, SyntaxError):
-            raise SparsenetError(f"variable '{self.name}': __shape__ {s!r} is not a shape") \
-                from None
-        return (int(value),) if isinstance(value, int) else tuple(int(d) for d in value)
-
-    def dtype(self):
-        d = self.attrs.get("__dtype__")
-        return _CODE_DTYPE[int(d)] if d is not None else None
-
-    def stype(self):
-        s = self.attrs.get("__storage_type__")
-        return _CODE_STYPE[int(s)] if s is not None else DEFAULT
-
-
-def aux_variable_ids(nodes):
-    """``id`` of every variable among ``nodes`` that feeds an operator's auxiliary input.
-
-    >>> import sparsenet as mx
-    >>> bn = mx.sym.BatchNorm(mx.sym.var('x'), name='bn')
-    >>> nodes = topo_order(bn._outputs)
-    >>> [n.name for n in nodes if id(n) in aux_variable_ids(nodes)]
-    ['bn_moving_mean', 'bn_moving_var']
-    """
-    out = set()
-    for n in nodes:
-        for k in n.aux_positions():
-            child = n.inputs[k][0]
-            if child.op is None:
-                out.add(id(child))
-    return out
-
-
-def topo_order(outputs):
-    """Nodes reachable from ``outputs`` in depth-first post-order (inputs before users).
-
-    >>> import sparsenet as mx
-    >>> y = mx.sym.relu(mx.sym.var('a') * mx.sym.var('b'), name='r')
-    >>> [n.name for n in topo_order(y._outputs)][:2]
-    ['a', 'b']
-    """
-    order, seen = [], set()
-    for head, _ in outputs:
-        if id(head) in seen:
-            continue
-        stack = [(head, iter(head.inputs))]
-        seen.add(id(head))
-        while stack:
-            node, it = stack[-1]
-            for child, _ in it:
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append((child, iter(child.inputs)))
-                    break
-            else:
-                stack.pop()
-                order.append(node)
-    return order
-
 
 class Symbol(FluentMethods, PythonOperators):
     """A symbolic expression: one or more outputs of a graph of operators and variables.
@@ -397,7 +283,7 @@ class Symbol(FluentMethods, PythonOperators):
                "arg_nodes": [i for i, n in enumerate(nodes) if n.op is None],
                "node_row_ptr": row_ptr,
                "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-               "attrs": {"mxnet_version": ["int", _MXNET_VERSION]}}
+               "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
         return json.dumps(doc, indent=2)
 
     def save(self, fname, remove_amp_cast=True):
@@ -605,7 +491,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        attrs["__dtype__"] = str(_DTYPE_CODE[numpy_dtype(dtype).name])
+        attrs["__dtype__"] = str(DTYPE_CODE[numpy_dtype(dtype).name])
     init_obj = None
     if init is not None:
         if isinstance(init, str):
@@ -618,7 +504,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
         if stype not in STYPES:
             raise InvalidArgumentError(f"Variable '{name}': stype must be one of {STYPES}, "
                                        f"got {stype!r}")
-        attrs["__storage_type__"] = str(_STYPE_CODE[stype])
+        attrs["__storage_type__"] = str(STYPE_CODE[stype])
     if profiler_scope is not None:
         attrs["__profiler_scope__"] = str(profiler_scope)
     for k, v in kwargs.items():
@@ -628,7 +514,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
                 f"attributes must start and end with double underscores, e.g, __yourattr__ "
                 f"(or go in attr=)")
         attrs[k] = str(v)
-    node = _Node(None, name, attrs=attrs, init=init_obj)
+    node = Node(None, name, attrs=attrs, init=init_obj)
     if shape is not None:
         node.shape()  # a malformed shape fails here, naming the variable
     return Symbol([(node, 0)])
@@ -681,7 +567,7 @@ def load_json(json_str, _inits=None):
             raise SparsenetError(f"load_json: malformed node {i} ({e})") from None
         if opname == "null":
             init = (_inits or {}).get(name)
-            nodes.append(_Node(None, name, attrs=attrs, init=init))
+            nodes.append(Node(None, name, attrs=attrs, init=init))
             continue
         op = OPERATORS.get(opname)
         if op is None:
@@ -691,7 +577,7 @@ def load_json(json_str, _inits=None):
         if op.variadic:
             attrs.pop("num_args", None)
         rest = {k: v for k, v in attrs.items() if k not in op.defaults}
-        nodes.append(_Node(op, name, params=params, inputs=inputs, attrs=rest))
+        nodes.append(Node(op, name, params=params, inputs=inputs, attrs=rest))
     try:
         return Symbol([(nodes[h[0]], h[1]) for h in heads])
     except (IndexError, TypeError) as e:
