@@ -10,11 +10,14 @@ machine disturbs far less than wall time), the process's peak RSS while parsing
 just before parsing (what parsing itself costs).
 
     python benchmarks/bench_libsvm.py [--repeat 3] [--mxnet-python /tmp/mx/bin/python] [--big]
+        [--compressed-rows 300000] [--only-compressed]
 
 Peers: ``cat f > /dev/null`` and ``wc -l`` (the floor), sparsenet
 ``load_libsvm`` (whole file) and ``LibSVMIter`` (batches of 1000, one epoch),
 scikit-learn ``load_svmlight_file`` (float32), and MXNet's ``LibSVMIter`` when
-an MXNet Python is given. Timings are in-process (parse only); the file is in
+an MXNet Python is given. The compressed rows (``.gz``/``.zst`` read and write,
+a 4-part read of a folder of 8 ``.gz`` files) come from
+``bench_libsvm_compressed.py``. Timings are in-process (parse only); the file is in
 the page cache (each peer reads it once before timing).
 """
 import argparse
@@ -26,6 +29,8 @@ import sys
 import time
 
 import numpy as np
+
+from bench_libsvm_compressed import bench_compressed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(HERE), "src")
@@ -256,9 +261,22 @@ def main():
     ap.add_argument("--mxnet-python", help="a Python with MXNet 1.9.1 (e.g. /tmp/mx/bin/python)")
     ap.add_argument("--sklearn-max-mb", type=float, default=1000,
                     help="skip scikit-learn on files larger than this")
+    ap.add_argument("--compressed-rows", type=int, default=300_000,
+                    help="rows of the file behind the compressed rows (0: skip them)")
+    ap.add_argument("--only-compressed", action="store_true",
+                    help="run only the compressed rows")
     args = ap.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    if args.compressed_rows:
+        rows = args.compressed_rows
+        path = os.path.join(args.dir, f"bench_{rows}x{args.nnz}_{args.features}.svm")
+        if not os.path.exists(path):
+            generate(path, rows, args.nnz, args.features)
+        print(f"\n### Compressed input and output: {rows:,} rows x {args.nnz} values\n")
+        print(bench_compressed(path, args, env))
+    if args.only_compressed:
+        return
     sizes = [args.rows] + ([args.rows * 10] if args.big else [])
     for rows in sizes:
         path = os.path.join(args.dir, f"bench_{rows}x{args.nnz}_{args.features}.svm")

@@ -12,13 +12,19 @@
 [(2, 2), (2, 2)]
 """
 from .base import DataBatch, DataDesc, DataIter
+from .libsvm.compression import (CompressedFileError, CompressionFallbackWarning,
+                                 CompressionUnavailableError)
 from .libsvm.errors import LibSVMFormatError
 from .libsvm.iterator import LibSVMIter
 from .libsvm.load import load_libsvm
 from .libsvm.save import save_libsvm
 from .ndarray_iter import NDArrayIter
 
-LibSVMFormatError.__module__ = __name__
+for _cls in (LibSVMFormatError, CompressedFileError, CompressionFallbackWarning,
+             CompressionUnavailableError):
+    _cls.__module__ = __name__
+del _cls
 
 __all__ = ["DataBatch", "DataDesc", "DataIter", "LibSVMIter", "LibSVMFormatError",
+           "CompressedFileError", "CompressionFallbackWarning", "CompressionUnavailableError",
            "NDArrayIter", "load_libsvm", "save_libsvm"]

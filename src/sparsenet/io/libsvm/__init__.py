@@ -4,7 +4,8 @@ streaming reader behind :class:`~sparsenet.io.LibSVMIter`, and whole-file
 
 One module per concept: ``options`` (what the parser accepts), ``kernel`` (which
 parser runs), ``reference`` (the parser in Python), ``errors`` (located format
-errors), ``source`` (files, shards and chunks), ``stream`` (chunks parsed in
+errors), ``compression`` (gzip, zstd, xz, bz2 by suffix), ``source`` (files,
+shards and chunks), ``stream`` (chunks parsed in
 background threads), ``rows`` (growing CSR parts), ``load``, ``save`` and
 ``iterator``.
 

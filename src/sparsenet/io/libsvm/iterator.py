@@ -142,8 +142,8 @@ class LibSVMIter(DataIter):
     Parameters
     ----------
     data_libsvm : str or os.PathLike
-        A file, or a directory whose files are read in name order. ``.gz`` and
-        ``.bz2`` files are decompressed.
+        A file, or a directory whose files are read in name order. ``.gz``,
+        ``.zst``, ``.xz`` and ``.bz2`` files are decompressed.
     data_shape : tuple of int
         ``(num_features,)``: every index must be below it (checked).
     label_libsvm : str, optional
@@ -163,7 +163,9 @@ class LibSVMIter(DataIter):
         epoch sees every row exactly once.
     num_parts, part_index : int
         Read only part ``part_index`` of ``num_parts`` byte ranges; every line
-        belongs to exactly one part.
+        belongs to exactly one part. With at least as many compressed files as
+        parts, each part owns whole compressed files (balanced by size; see
+        :mod:`~sparsenet.io.libsvm.source`) and decompresses only those.
     prefetch_buffer : int
         Chunks parsed ahead of the consumer.
     ctx : Context or str, optional

@@ -9,6 +9,7 @@ from ...ndarray.csr import CSRNDArray
 from ...ndarray.ndarray import NDArray
 from .options import DEFAULT_MAX_NUM_FEATURES, ParseOptions
 from .rows import Growable
+from .compression import text_size_hint
 from .source import DEFAULT_CHUNK_SIZE, check_part, list_files
 from .stream import ChunkStream, num_threads
 
@@ -130,8 +131,10 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
     """Read a LibSVM file, or every file of a directory, into memory.
 
     Lines are ``label [qid:q] index:value ...`` with optional ``# comments``;
-    blank lines, CRLF, tabs and a last line without newline are fine; ``.gz`` and
-    ``.bz2`` files are decompressed. Every problem raises
+    blank lines, CRLF, tabs and a last line without newline are fine; ``.gz``,
+    ``.zst``, ``.xz`` and ``.bz2`` files are decompressed (in a thread of their
+    own, while the parsing threads work; see
+    :mod:`~sparsenet.io.libsvm.compression`). Every problem raises
     :class:`~sparsenet.io.LibSVMFormatError` naming ``path:line:column`` and the
     token: nothing is skipped or guessed. Parsing runs on all cores.
 
@@ -168,7 +171,9 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
     max_num_features : int
         Without ``num_features``, indices must be below this (default 2**40).
     num_parts, part_index : int
-        Read only this shard (every line belongs to exactly one part).
+        Read only this shard (every line belongs to exactly one part). With at
+        least as many compressed files as parts, a part owns whole files and
+        decompresses only those (see :mod:`~sparsenet.io.libsvm.source`).
     ctx : Context, optional
         Where the arrays go (default: CPU).
     progress : bool, optional
@@ -218,11 +223,12 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
                         num_labels=num_labels, query_id=query_id, weights=weights)
     check_part(num_parts, part_index)
     files = list_files(path, "load_libsvm")
-    plain = sum(f.size for f in files if f.compression is None)
-    compressed = any(f.compression is not None for f in files)
-    size_hint = None if compressed else plain // num_parts + 1
+    size_hint = sum(f.size if f.compression is None
+                    else text_size_hint(f.path, f.compression, f.size)
+                    for f in files) // num_parts + 1
     desc = str(path) if not isinstance(path, (list, tuple)) else f"{len(path)} paths"
-    bar = progress_bar(progress, size_hint, desc)
+    exact = all(f.compression is None for f in files)
+    bar = progress_bar(progress, size_hint if exact else None, desc)
     acc = Accumulator(opts, size_hint)
     stream = ChunkStream(files, opts, num_parts, part_index, chunk_size,
                          ahead=2 * num_threads())

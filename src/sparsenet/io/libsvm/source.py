@@ -1,4 +1,4 @@
-"""Where LibSVM text comes from: files, directories, gzip/bz2, byte ranges and shards.
+"""Where LibSVM text comes from: files, directories, compressed files, byte ranges and shards.
 
 A *part* of the input (``num_parts``/``part_index``) is cut into *chunks* of
 whole lines that the kernels parse independently. A line belongs to the byte
@@ -8,10 +8,16 @@ range that holds its first byte, so every line is read by exactly one range.
   byte stream; part ``k`` of ``n`` is the byte range ``[total*k//n,
   total*(k+1)//n)``, cut into chunks of about ``chunk_size`` bytes, each read
   with ``os.pread`` by a worker thread.
-- gzip (``.gz``) and bzip2 (``.bz2``) files cannot be entered in the middle:
-  every part decompresses them in order and keeps the lines that start in the
-  blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block ``j`` belongs
-  to part ``j % n``).
+- Compressed files (``.gz``, ``.zst``, ``.xz``, ``.bz2``; see
+  :mod:`~sparsenet.io.libsvm.compression`): when there are at least as many
+  of them as parts, each part owns whole files, so every byte is decompressed
+  once by all the parts together. The files are dealt largest first (size on
+  disk; ties in name order) to the part with the fewest bytes so far (ties to
+  the lowest part index): deterministic, and balanced to within one file.
+  With fewer compressed files than parts, a compressed file cannot be entered
+  in the middle: every part decompresses it in order and keeps the lines that
+  start in the blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block
+  ``j`` belongs to part ``j % n``).
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -21,25 +27,24 @@ range that holds its first byte, so every line is read by exactly one range.
 >>> [bytes(c.data) for c in iter_chunks(files, num_parts=2, part_index=1)]
 [b'1 2:3\\n']
 """
-import bz2
-import gzip
 import os
 import threading
 from typing import NamedTuple
 
+from .compression import compression_of, open_read
+
 __all__ = ["SourceFile", "Chunk", "list_files", "plan", "iter_chunks", "count_newlines",
-           "count_rows_before", "SHARD_BLOCK", "DEFAULT_CHUNK_SIZE"]
+           "count_rows_before", "assign_files", "SHARD_BLOCK", "DEFAULT_CHUNK_SIZE"]
 
 #: Bytes of text per parsing task.
 DEFAULT_CHUNK_SIZE = 4 << 20
 #: Shard granularity of compressed files (decompressed bytes); fixed so that all parts agree.
 SHARD_BLOCK = 1 << 20
 _TAIL = 64 << 10
-_OPENERS = {"gzip": gzip.open, "bz2": bz2.open}
 
 
 class SourceFile(NamedTuple):
-    """One input file: path, size in bytes on disk, compression (None, 'gzip' or 'bz2')."""
+    """One input file: path, size on disk, compression (None, 'gzip', 'zstd', 'xz' or 'bz2')."""
 
     path: str
     size: int
@@ -77,15 +82,6 @@ class StreamTask(NamedTuple):
         return iter_stream(self.file, self.num_parts, self.part_index, self.chunk_size)
 
 
-def _compression(path):
-    low = path.lower()
-    if low.endswith(".gz"):
-        return "gzip"
-    if low.endswith(".bz2"):
-        return "bz2"
-    return None
-
-
 def list_files(path, what="data_libsvm"):
     """The files to read for ``path``: the file itself, or every file of a directory.
 
@@ -119,7 +115,7 @@ def list_files(path, what="data_libsvm"):
     for p in paths:
         if not os.access(p, os.R_OK):
             raise PermissionError(13, f"{what}: the file is not readable", p)
-        out.append(SourceFile(p, os.path.getsize(p), _compression(p)))
+        out.append(SourceFile(p, os.path.getsize(p), compression_of(p)))
     return out
 
 
@@ -144,16 +140,46 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
     if chunk_size < 1:
         raise ValueError(f"chunk_size must be positive, got {chunk_size}")
     lo, hi = _part_range(files, num_parts, part_index)
+    owner = assign_files(files, num_parts)
     tasks, base = [], 0
-    for f in files:
+    for i, f in enumerate(files):
         if f.compression is not None:
-            tasks.append(StreamTask(f, num_parts, part_index, chunk_size))
+            if owner is None:
+                tasks.append(StreamTask(f, num_parts, part_index, chunk_size))
+            elif owner[i] == part_index:
+                tasks.append(StreamTask(f, 1, 0, chunk_size))
             continue
         a, b = max(lo, base) - base, min(hi, base + f.size) - base
         base += f.size
         for s in range(a, b, chunk_size):
             tasks.append(RangeTask(f, s, min(s + chunk_size, b)))
     return tasks
+
+
+def assign_files(files, num_parts):
+    """Which part owns each compressed file, or None when they are fewer than the parts.
+
+    Largest first (size on disk, ties by position in ``files``), each to the
+    part with the fewest bytes so far (ties to the lowest index). Plain files
+    get ``None`` (they are shared by byte range).
+
+    >>> F = SourceFile
+    >>> assign_files([F('a.gz', 5, 'gzip'), F('b.gz', 9, 'gzip'), F('c.gz', 4, 'gzip'),
+    ...               F('d.svm', 7, None)], 2)
+    [1, 0, 1, None]
+    >>> assign_files([F('a.gz', 5, 'gzip')], 2) is None
+    True
+    """
+    packed = [i for i, f in enumerate(files) if f.compression is not None]
+    if num_parts == 1 or len(packed) < num_parts:
+        return None
+    load = [0] * num_parts
+    owner = [None] * len(files)
+    for i in sorted(packed, key=lambda i: (-files[i].size, i)):
+        k = min(range(num_parts), key=lambda k: (load[k], k))
+        owner[i] = k
+        load[k] += files[i].size
+    return owner
 
 
 def _pread_into(fd, buf, n, offset):
@@ -229,34 +255,49 @@ def read_range(file, start, stop, reuse=False):
 
 def iter_stream(file, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
     """Yield the chunks of a compressed file owned by a part (see the module docstring)."""
-    step = chunk_size if num_parts == 1 else SHARD_BLOCK
-    with _OPENERS[file.compression](file.path, "rb") as f:
+    if num_parts == 1:
+        with open_read(file.path, file.compression) as f:
+            yield from _whole_stream(f, file, chunk_size)
+        return
+    with open_read(file.path, file.compression) as f:
         buf, base, eof = bytearray(), 0, False
         while True:
-            if num_parts == 1:
-                cut = buf.rfind(b"\n") + 1
-                if cut == 0 or (len(buf) < chunk_size and not eof):
-                    cut = 0
-                if eof and not cut and buf:
-                    cut = len(buf)
-            else:
-                boundary = (base // SHARD_BLOCK + 1) * SHARD_BLOCK
-                rel = boundary - base - 1
-                nl = buf.find(b"\n", rel) if rel < len(buf) else -1
-                cut = nl + 1 if nl >= 0 else (len(buf) if eof else 0)
+            # a line belongs to the block holding its first byte
+            rel = (base // SHARD_BLOCK + 1) * SHARD_BLOCK - base - 1
+            nl = buf.find(b"\n", rel) if rel < len(buf) else -1
+            cut = nl + 1 if nl >= 0 else (len(buf) if eof else 0)
             if cut:
-                owner = (base // SHARD_BLOCK) % num_parts
-                if num_parts == 1 or owner == part_index:
+                if (base // SHARD_BLOCK) % num_parts == part_index:
                     yield Chunk(file, base, bytes(buf[:cut]))
                 del buf[:cut]
                 base += cut
                 continue
             if eof:
                 return
-            more = f.read(step)
+            more = f.read(SHARD_BLOCK)
             if not more:
                 eof = True
             buf += more
+
+
+def _whole_stream(f, file, chunk_size):
+    """Chunks of whole lines of a decompressing reader, copying each byte at most once."""
+    carry, base = [], 0
+    while True:
+        blk = f.read(chunk_size)
+        if not blk:
+            if carry:
+                yield Chunk(file, base, b"".join(carry))
+            return
+        nl = blk.rfind(b"\n")
+        if nl < 0:  # a line longer than the chunk
+            carry.append(blk)
+            continue
+        head = memoryview(blk)[:nl + 1]
+        data = b"".join(carry + [head]) if carry else head
+        yield Chunk(file, base, data)
+        base += len(data)
+        carry = [blk[nl + 1:]] if nl + 1 < len(blk) else []
 
 
 def iter_chunks(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
@@ -273,7 +314,7 @@ def iter_chunks(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE)
 def _open_plain_or_compressed(file):
     if file.compression is None:
         return open(file.path, "rb")
-    return _OPENERS[file.compression](file.path, "rb")
+    return open_read(file.path, file.compression)
 
 
 def count_newlines(file, upto):

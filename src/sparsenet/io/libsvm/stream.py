@@ -4,7 +4,8 @@
 are read (``os.pread``) and parsed by a shared thread pool; the kernel releases
 the GIL, so the pool's threads parse in parallel while the consumer trains.
 Compressed files are decompressed in order by the stream's own reader thread
-and parsed by the pool. Results come back in file order, and so do errors: a
+(gzip by ISA-L's thread, which the reader thread cuts into chunks) and parsed
+by the pool, so decompression and parsing overlap. Results come back in file order, and so do errors: a
 bad line in chunk 7 is raised when the consumer reaches chunk 7, as the first
 error in file order.
 

@@ -1,0 +1,403 @@
+"""Compressed LibSVM files: the suffix picks the format, the fastest installed codec serves it.
+
+=========  ==========  ===========================================  ==================
+suffix     format      codec                                        ``compresslevel``
+=========  ==========  ===========================================  ==================
+``.gz``    gzip        ISA-L (``isal``), else the standard library  0-9, default 2
+``.zst``   Zstandard   ``zstandard``, else ``compression.zstd``      1-22, default 3
+``.xz``    xz          the standard library (``lzma``)               0-9, default 1
+``.bz2``   bzip2       the standard library (``bz2``)                1-9, default 9
+=========  ==========  ===========================================  ==================
+
+gzip levels 0-3 are written by ISA-L (several times zlib's speed; the files are
+standard gzip); levels 4-9, which ISA-L lacks, by zlib. Without ``isal`` the
+standard library reads and writes gzip, with one :class:`CompressionFallbackWarning`.
+Without a Zstandard codec, ``.zst`` raises :class:`CompressionUnavailableError`
+naming the package to install. Multi-frame ``.zst`` and multi-member ``.gz``
+files are read whole. A file whose content does not match its suffix, or a
+truncated or corrupt archive, raises :class:`CompressedFileError` naming the path.
+
+>>> import os, tempfile
+>>> p = os.path.join(tempfile.mkdtemp(), 'x.svm.zst')
+>>> with open_write(p, p + '.tmp') as f:
+...     _ = f.write(b'1 0:1\\n')
+>>> os.replace(p + '.tmp', p)
+>>> with open_read(p, compression_of(p)) as f:
+...     f.read()
+b'1 0:1\\n'
+"""
+import bz2
+import gzip
+import lzma
+import threading
+import warnings
+import zlib
+from typing import NamedTuple
+
+from ...base import SparsenetError
+
+__all__ = ["compression_of", "open_read", "open_write", "check_write", "text_size_hint",
+           "CompressedFileError", "CompressionUnavailableError", "CompressionFallbackWarning",
+           "SUFFIXES"]
+
+
+class CompressedFileError(SparsenetError, ValueError):
+    """A compressed file is truncated, corrupt, or not in the format its suffix names.
+
+    Attributes
+    ----------
+    path : str
+    """
+
+    def __init__(self, message, path=None):
+        super().__init__(message)
+        self.path = path
+
+
+class CompressionUnavailableError(SparsenetError, ImportError):
+    """No installed package can read or write a compression format."""
+
+
+class CompressionFallbackWarning(UserWarning):
+    """A slower codec serves a format because the fast one cannot be imported."""
+
+
+class _Format(NamedTuple):
+    name: str
+    magic: tuple
+    default_level: int
+    levels: range
+
+
+_FORMATS = {
+    "gzip": _Format("gzip", (b"\x1f\x8b",), 2, range(0, 10)),
+    "zstd": _Format("zstd", (b"\x28\xb5\x2f\xfd",) + tuple(
+        bytes([m, 0x2a, 0x4d, 0x18]) for m in range(0x50, 0x60)), 3, range(1, 23)),
+    "xz": _Format("xz", (b"\xfd7zXZ\x00",), 1, range(0, 10)),
+    "bz2": _Format("bz2", (b"BZh",), 9, range(1, 10)),
+}
+#: Suffix (lower case) -> format name.
+SUFFIXES = {".gz": "gzip", ".zst": "zstd", ".xz": "xz", ".bz2": "bz2"}
+_ZSTD_HINT = "install the 'zstandard' package (pip install zstandard) to read and write .zst"
+
+
+def compression_of(path):
+    """The format a file name's suffix names ('gzip', 'zstd', 'xz', 'bz2'), or None.
+
+    >>> compression_of('day_0.svm.ZST'), compression_of('a.svm')
+    ('zstd', None)
+    """
+    low = str(path).lower()
+    for suffix, name in SUFFIXES.items():
+        if low.endswith(suffix):
+            return name
+    return None
+
+
+_warned = set()
+_warn_lock = threading.Lock()
+
+
+def _warn_once(key, message):
+    with _warn_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    warnings.warn(message, CompressionFallbackWarning, stacklevel=4)
+
+
+def _isal():
+    """``isal.igzip_threaded`` (whose reader decompresses in its own thread), or None."""
+    try:
+        from isal import igzip_threaded  # optional: imported when a .gz file is met
+    except ImportError:
+        _warn_once("isal", "the 'isal' package cannot be imported: gzip files are read and "
+                           "written by the standard library, 2-3x (reading) and 10x or more "
+                           "(writing) slower; pip install isal")
+        return None
+    return igzip_threaded
+
+
+def _zstd_module():
+    """('zstandard', module) or ('stdlib', compression.zstd); raise when neither imports."""
+    try:
+        import zstandard  # optional: imported when a .zst file is met
+        return "zstandard", zstandard
+    except ImportError:
+        pass
+    try:
+        from compression import zstd  # Python >= 3.14
+        return "stdlib", zstd
+    except ImportError:
+        raise CompressionUnavailableError(f"cannot read or write Zstandard (.zst) files: "
+                                          f"{_ZSTD_HINT}") from None
+
+
+class _ZstdReader:
+    """The bytes of every frame of a ``.zst`` file, with ``zstandard``.
+
+    Its ``stream_reader`` returns a frame cut short as a clean end of file, so
+    frames are decoded here, and a file that ends inside one raises EOFError.
+    """
+
+    _IN = 1 << 17  # compressed bytes per step: bounds what one step can inflate to
+
+    def __init__(self, zstandard, path):
+        self._raw = open(path, "rb")
+        self._dctx = zstandard.ZstdDecompressor()
+        self._obj, self._in_frame = self._dctx.decompressobj(), False
+        self._pieces, self._have, self._eof = [], 0, False
+
+    def _step(self):
+        data = self._raw.read(self._IN)
+        if not data:
+            if self._in_frame:
+                raise EOFError("the file ends inside a Zstandard frame")
+            self._eof = True
+            return
+        while data:
+            self._in_frame = True
+            out = self._obj.decompress(data)
+            if out:
+                self._pieces.append(out)
+                self._have += len(out)
+            if not self._obj.eof:
+                return
+            data = self._obj.unused_data  # the next frame starts here
+            self._obj, self._in_frame = self._dctx.decompressobj(), False
+
+    def read(self, n=-1):
+        """Up to ``n`` bytes (all when ``n < 0``); fewer only at the end or to save a copy."""
+        if n is None or n < 0:
+            n = float("inf")
+        while not self._eof and self._have < n:
+            self._step()
+        take, size = 0, 0  # whole pieces that fit: one copy, no split
+        while take < len(self._pieces) and size + len(self._pieces[take]) <= n:
+            size += len(self._pieces[take])
+            take += 1
+        if take == 0 and self._pieces:  # the first piece alone is too big: split it
+            first = self._pieces[0]
+            self._pieces[0] = first[n:]
+            self._have -= n
+            return first[:n]
+        out = b"".join(self._pieces[:take]) if take != 1 else self._pieces[0]
+        del self._pieces[:take]
+        self._have -= size
+        return out
+
+    def close(self):
+        self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class _Checked:
+    """A decompressing reader whose codec errors (``errors``) name the file."""
+
+    def __init__(self, inner, path, fmt, errors=()):
+        self._inner, self.path, self._fmt = inner, path, fmt
+        self._errors = (OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) + errors
+
+    def read(self, n=-1):
+        try:
+            return self._inner.read(n)
+        except (FileNotFoundError, PermissionError):
+            raise
+        except self._errors as e:
+            raise CompressedFileError(f"{self.path}: truncated or corrupt {self._fmt} data "
+                                      f"({e})", self.path) from None
+
+    def close(self):
+        self._inner.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _check_magic(path, fmt):
+    with open(path, "rb") as f:
+        head = f.read(6)
+    if not head:
+        return False  # an empty file holds no rows, whatever its suffix
+    if not any(head.startswith(m) for m in _FORMATS[fmt].magic):
+        raise CompressedFileError(f"{path}: the suffix names {fmt} but the file does not start "
+                                  f"like {fmt} data (first bytes {head[:4]!r}); rename the file "
+                                  f"to match its content", path)
+    return True
+
+
+class _Empty:
+    def read(self, n=-1):
+        return b""
+
+    def close(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def open_read(path, fmt):
+    """A binary reader of the decompressed bytes of ``path`` (``fmt`` from :func:`compression_of`).
+
+    gzip through ISA-L decompresses in a thread of its own, ahead of the reads.
+
+    Raises
+    ------
+    CompressedFileError
+        The content does not match the format (now), or is truncated/corrupt (when read).
+    CompressionUnavailableError
+        ``.zst`` without a Zstandard package.
+    """
+    if fmt == "zstd":
+        kind, mod = _zstd_module()
+    if not _check_magic(path, fmt):
+        return _Empty()
+    errors = ()
+    if fmt == "gzip":
+        isal = _isal()
+        if isal is not None:
+            from isal.igzip_lib import IsalError  # optional package, present on this path
+            inner, errors = isal.open(path, "rb", threads=1), (IsalError,)
+        else:
+            inner = gzip.open(path, "rb")
+    elif fmt == "zstd":
+        if kind == "zstandard":
+            inner, errors = _ZstdReader(mod, path), (mod.ZstdError,)
+        else:
+            inner, errors = mod.open(path, "rb"), (mod.ZstdError,)
+    elif fmt == "xz":
+        inner = lzma.open(path, "rb")
+    else:
+        inner = bz2.open(path, "rb")
+    return _Checked(inner, path, fmt, errors)
+
+
+_MAX_RATIO = 1032
+
+
+def text_size_hint(path, fmt, size):
+    """A cheap guess of the decompressed size of a ``size``-byte file (for preallocation).
+
+    gzip: the last member's size field (modulo 4 GiB, so raised past ``size``);
+    zstd: the first frame's content size when its header holds it; otherwise
+    (and for xz, bz2) three times ``size``. Never above 1032 times ``size``
+    (deflate's largest ratio), so a forged header cannot make readers reserve
+    absurd amounts of memory.
+
+    >>> import gzip, os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), 'h.gz')
+    >>> _ = open(p, 'wb').write(gzip.compress(b'1 0:1\\n' * 1000))
+    >>> text_size_hint(p, 'gzip', os.path.getsize(p))
+    6000
+    """
+    guess = 3 * size
+    try:
+        with open(path, "rb") as f:
+            if fmt == "gzip" and size >= 18:
+                f.seek(size - 4)
+                isize = int.from_bytes(f.read(4), "little")
+                while isize < size:
+                    isize += 1 << 32
+                return min(isize, _MAX_RATIO * size)
+            if fmt == "zstd":
+                head = f.read(18)
+                kind, mod = _zstd_module()
+                if kind == "zstandard" and head:
+                    n = mod.frame_content_size(head)
+                    return min(n, _MAX_RATIO * size) if n >= 0 else guess
+    except Exception:  # a hint only: the reader reports what is wrong with the file
+        return guess
+    return guess
+
+
+def _level(fmt, compresslevel):
+    spec = _FORMATS[fmt]
+    if compresslevel is None:
+        return spec.default_level
+    if (not isinstance(compresslevel, int) or isinstance(compresslevel, bool)
+            or compresslevel not in spec.levels):
+        raise ValueError(f"save_libsvm: compresslevel for {fmt} must be an int in "
+                         f"[{spec.levels.start}, {spec.levels.stop - 1}], got {compresslevel!r}")
+    return compresslevel
+
+
+class _ZstdWriter:
+    def __init__(self, zstandard, tmp, level):
+        self._raw = open(tmp, "wb")
+        # threads=1: a worker thread compresses while this one formats text
+        self._writer = zstandard.ZstdCompressor(level=level, threads=1).stream_writer(
+            self._raw, write_size=1 << 20, closefd=False)
+
+    def write(self, b):
+        return self._writer.write(b)
+
+    def close(self):
+        try:
+            self._writer.close()
+        finally:
+            self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def check_write(path, compresslevel=None):
+    """The (format, level) that :func:`open_write` uses for ``path``; raise if it cannot.
+
+    Raises
+    ------
+    ValueError
+        ``compresslevel`` outside the format's range (or given for a plain file).
+    CompressionUnavailableError
+        ``.zst`` without a Zstandard package.
+
+    >>> check_write('x.svm.gz'), check_write('x.svm')
+    (('gzip', 2), (None, None))
+    """
+    fmt = compression_of(path)
+    if fmt is None:
+        if compresslevel is not None:
+            raise ValueError(f"save_libsvm: compresslevel={compresslevel!r} needs a compressed "
+                             f"path (.gz, .zst, .xz or .bz2), got {path!r}")
+        return None, None
+    if fmt == "zstd":
+        _zstd_module()
+    return fmt, _level(fmt, compresslevel)
+
+
+def open_write(path, tmp, compresslevel=None):
+    """A binary writer into ``tmp`` in the format ``path``'s suffix names (plain if none).
+
+    Raises what :func:`check_write` raises.
+    """
+    fmt, level = check_write(path, compresslevel)
+    if fmt is None:
+        return open(tmp, "wb")
+    if fmt == "gzip":
+        isal = _isal() if level <= 3 else None
+        if isal is not None:
+            return isal.open(tmp, "wb", compresslevel=level, threads=1)
+        return gzip.open(tmp, "wb", compresslevel=level)
+    if fmt == "zstd":
+        kind, mod = _zstd_module()
+        if kind == "zstandard":
+            return _ZstdWriter(mod, tmp, level)
+        return mod.open(tmp, "wb", level=level)
+    if fmt == "xz":
+        return lzma.open(tmp, "wb", preset=level)
+    return bz2.open(tmp, "wb", compresslevel=level)
