@@ -40,13 +40,13 @@ from .ndarray.nonzero import nonzero_entries
 from .ndarray.row_sparse import RowSparseNDArray
 from .recording import (is_recording, is_training, pause, predict_mode, record, set_recording,
                         set_training, train_mode)
-from .torch_compat import node_metadata, run_backward, set_grad_enabled
+from .torch_compat import run_backward, set_grad_enabled
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "backward", "grad", "mark_variables", "Function",
            "zero_grad", "nonzero_entries", "get_symbol"]
 
-_CONSUMED = "sparsenet_backward_done"   # graph-node metadata: backward ran, graph freed
+_CONSUMED = "_sparsenet_backward_done"   # head-tensor flag: backward ran, graph freed
 
 
 def mark_variables(variables, gradients, grad_reqs="write"):
@@ -141,8 +141,7 @@ def head_grad_tensor(head, head_grad):
 
 def _check_not_consumed(outs):
     for t in outs:
-        meta = node_metadata(t.grad_fn) if t.grad_fn is not None else None
-        if meta is not None and meta.get(_CONSUMED):
+        if getattr(t, _CONSUMED, False):
             raise SparsenetError(
                 "backward: the graph of this head was already freed by an earlier backward() "
                 "(record the computation again, or pass retain_graph=True to the first "
@@ -151,9 +150,8 @@ def _check_not_consumed(outs):
 
 def _mark_consumed(outs):
     for t in outs:
-        meta = node_metadata(t.grad_fn) if t.grad_fn is not None else None
-        if meta is not None:
-            meta[_CONSUMED] = True
+        if t.grad_fn is not None:  # on the head tensor: a new recording makes a new one
+            setattr(t, _CONSUMED, True)
 
 
 def _run_torch_backward(outs, grads, retain_graph, checked):
@@ -284,6 +282,25 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         else:
             out.append(grad_store.grad_array(v, parts, full=v._grad_is_full(), stype=stype))
     return out
+
+
+def _array_backward(self, out_grad=None, retain_graph=False, train_mode=True):
+    """Compute the gradients of this array with respect to the marked variables.
+
+    >>> import sparsenet as mx
+    >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * 2
+    >>> y.backward()
+    >>> x.grad.asnumpy()
+    array([2., 2.], dtype=float32)
+    """
+    backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph,
+             train_mode=train_mode)
+
+
+# NDArray.backward lives with backward (this layer sits above the containers)
+NDArray.backward = _array_backward
 
 
 def get_symbol(x):

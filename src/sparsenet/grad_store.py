@@ -33,6 +33,7 @@ import weakref
 
 import torch
 
+from .base import SparsenetError
 from .ndarray import nonzero
 from .ndarray.creation import zeros
 from .ndarray.ndarray import NDArray
@@ -343,3 +344,43 @@ def take_fresh(buf):
     """Return :func:`is_fresh` and clear the mark (the update consumed the gradient)."""
     ref = _fresh.pop(id(buf), None)
     return ref is not None and ref() is buf
+
+
+# ---------------------------------------------------------------------- array methods
+def _store_grad(self, g):
+    """Store a torch gradient into the buffer according to ``grad_req``."""
+    store(self, g.detach(), full=self._grad_is_full())
+
+
+def _get_fresh_grad(self):
+    """1 when a backward pass wrote this variable's gradient since the last optimizer
+    step (or since it was set to False), else 0 (MXNet's gradient state).
+
+    >>> import sparsenet as mx
+    >>> x = mx.nd.ones((2,)); x.attach_grad()
+    >>> with mx.autograd.record():
+    ...     y = x * 2
+    >>> y.backward()
+    >>> x._fresh_grad
+    1
+    >>> x._fresh_grad = False; x._fresh_grad
+    0
+    """
+    grad = self._grad
+    return 0 if grad is None else int(is_fresh(grad))
+
+
+def _set_fresh_grad(self, state):
+    grad = self._grad
+    if grad is None:
+        raise SparsenetError("_fresh_grad: the array is not an autograd variable and has no "
+                             "gradient state; call attach_grad() first")
+    if state:
+        mark_fresh(grad)
+    else:
+        take_fresh(grad)
+
+
+# the gradient-state methods of every array live here, with the store they use
+NDArray._store_grad = _store_grad
+NDArray._fresh_grad = property(_get_fresh_grad, _set_fresh_grad, doc=_get_fresh_grad.__doc__)

@@ -6,7 +6,9 @@ torch, copies, indexing and the autograd hooks. The methods that run an operator
 set on the class by :mod:`sparsenet.ops.methods` when ``sparsenet.ops`` is
 imported (``import sparsenet`` does it), so the same storage-type rules apply
 whether you write ``a + b`` or ``mx.nd.elemwise_add(a, b)``, and this layer
-never imports the operators above it.
+never imports the operators above it. Likewise ``backward`` is set by
+:mod:`sparsenet.autograd`, and ``_store_grad`` / ``_fresh_grad`` by
+:mod:`sparsenet.grad_store`.
 
 >>> import sparsenet as mx
 >>> a = mx.nd.array([[1, 2], [3, 4]])
@@ -25,7 +27,7 @@ import numpy as np
 import torch
 
 from .. import recording
-from ..base import SparsenetError, numpy_dtype
+from ..base import numpy_dtype
 from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MXNet names
                     _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
                     _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
@@ -356,26 +358,6 @@ class NDArray:
     def grad_req(self):
         return self._grad_req
 
-    def _store_grad(self, g):
-        """Store a torch gradient into the buffer according to ``grad_req``."""
-        from ..grad_store import store  # the gradient store sits above the containers
-        store(self, g.detach(), full=self._grad_is_full())
-
-    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        """Compute the gradients of this array with respect to the marked variables.
-
-        >>> import sparsenet as mx
-        >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
-        >>> with mx.autograd.record():
-        ...     y = x * 2
-        >>> y.backward()
-        >>> x.grad.asnumpy()
-        array([2., 2.], dtype=float32)
-        """
-        from ..autograd import backward  # backward sits above the containers
-        backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph,
-                 train_mode=train_mode)
-
     # ------------------------------------------------------------------ indexing
     def _index(self, key):
         if isinstance(key, tuple):
@@ -455,40 +437,6 @@ class NDArray:
         return self
 
     # ------------------------------------------------------------------ gradient state
-    @property
-    def _fresh_grad(self):
-        """1 when a backward pass wrote this variable's gradient since the last optimizer
-        step (or since it was set to False), else 0 (MXNet's gradient state).
-
-        >>> import sparsenet as mx
-        >>> x = mx.nd.ones((2,)); x.attach_grad()
-        >>> with mx.autograd.record():
-        ...     y = x * 2
-        >>> y.backward()
-        >>> x._fresh_grad
-        1
-        >>> x._fresh_grad = False; x._fresh_grad
-        0
-        """
-        grad = self._grad
-        if grad is None:
-            return 0
-        from ..grad_store import is_fresh  # the gradient store sits above the containers
-        return int(is_fresh(grad))
-
-    @_fresh_grad.setter
-    def _fresh_grad(self, state):
-        grad = self._grad
-        if grad is None:
-            raise SparsenetError("_fresh_grad: the array is not an autograd variable and has no "
-                                 "gradient state; call attach_grad() first")
-        from ..grad_store import mark_fresh, take_fresh  # the gradient store sits above
-        if state:
-            mark_fresh(grad)
-        else:
-            take_fresh(grad)
-
-
 def _tuple(v):
     if v is None:
         return ()

@@ -276,10 +276,15 @@ class Operator:
                             _check_devices(args, self.name)
                         if STATE.recording:
                             res = self.fn(*tensors, **kwargs)
-                            res = [wrap(t) for t in res] if isinstance(res, (tuple, list)) \
-                                else wrap(res)
-                            note(self, kwargs, args, res)  # for autograd.get_symbol
-                            return res
+                            if isinstance(res, (tuple, list)):
+                                res = [wrap(t) for t in res]
+                                note(self, kwargs, args, res)  # for autograd.get_symbol
+                                return res
+                            if res.requires_grad:  # ops.trace.note, inlined: a new array
+                                res = wrap(res)
+                                res._rec = ((self, kwargs, args), 0)
+                                return res
+                            return wrap(res)
                         if not torch.is_grad_enabled():
                             res = self.fn(*tensors, **kwargs)
                         else:  # outside autograd.record(): nothing is recorded
