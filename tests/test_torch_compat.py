@@ -88,3 +88,13 @@ def test_node_metadata_is_a_dict_per_node():
     torch_compat.node_metadata(a)["k"] = 1
     assert torch_compat.node_metadata(a) == {"k": 1}
     assert "k" not in torch_compat.node_metadata(b)
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_foreach_kernels_and_their_fallbacks(public):
+    mul = torch_compat._public_foreach_mul_ if public else torch_compat.foreach_mul_
+    add = torch_compat._public_foreach_add_ if public else torch_compat.foreach_add_
+    ws = [torch.ones(3), torch.full((2,), 2.0)]
+    mul(ws, 0.5)
+    add(ws, [torch.ones(3), torch.ones(2)], alpha=-2.0)
+    assert ws[0].tolist() == [-1.5] * 3 and ws[1].tolist() == [-1.0] * 2  # x/2 - 2

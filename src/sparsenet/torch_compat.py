@@ -166,6 +166,24 @@ def embedding_bag(weight, ids, offsets, per_sample_weights, sparse):
                            per_sample_weights=per_sample_weights)
 
 
+def _public_foreach_mul_(tensors, scalar):
+    for t in tensors:
+        t.mul_(scalar)
+
+
+def _public_foreach_add_(tensors, others, alpha=1):
+    for t, o in zip(tensors, others):
+        t.add_(o, alpha=alpha)
+
+
+#: ``tensors[i] *= scalar`` in one multi-tensor kernel (torch's ``_foreach_mul_``)
+foreach_mul_ = getattr(torch, "_foreach_mul_", None) or _public_foreach_mul_
+#: ``tensors[i] += alpha * others[i]`` in one multi-tensor kernel (torch's ``_foreach_add_``)
+foreach_add_ = getattr(torch, "_foreach_add_", None) or _public_foreach_add_
+#: torch's tensor rebuild function named in pickles of tensors (on its own safe-load list)
+rebuild_tensor = getattr(getattr(torch, "_utils", None), "_rebuild_tensor_v2", None)
+
+
 def node_metadata(node):
     """A dict stored on an autograd graph node (None where torch's nodes have none).
 

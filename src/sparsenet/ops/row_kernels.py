@@ -136,7 +136,7 @@ def sgd_dense(weights, grads, lr, rescale_grad):
     """Plain SGD, ``w = w + (rescale_grad * g) * (-lr)``, on the small dense CPU tensors of a
     list in one native call; return the ``(weight, grad)`` pairs it did not take.
 
-    One call instead of two ``torch._foreach_*`` kernels for the biases and small
+    One call instead of two torch multi-tensor (``foreach``) kernels for the biases and small
     layers of a network, which take more time to dispatch than to compute. The
     per-weight dense SGD rule (``sgd_update``) takes the same path for the same
     tensors, so a list update and one update per weight give the same bits.

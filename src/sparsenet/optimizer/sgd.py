@@ -73,7 +73,7 @@ class SGD(Optimizer):
         read for all of them (MXNet's order), and the list goes to the update
         operator's list entry, where the items whose rule row has a list kernel run
         together (plain SGD on dense weights: one native call for the small ones,
-        ``torch._foreach_*`` for the rest). ``lazy_update='exact'`` and
+        torch's multi-tensor kernels for the rest). ``lazy_update='exact'`` and
         ``multi_precision`` update one weight at a time.
 
         >>> import sparsenet as mx

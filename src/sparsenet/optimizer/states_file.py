@@ -29,6 +29,7 @@ import torch
 from .. import lr_scheduler
 from ..base import FileFormatError
 from ..ndarray.serialization import _decode_array
+from ..torch_compat import rebuild_tensor
 from .optimizer import Optimizer
 
 __all__ = ["loads"]
@@ -42,7 +43,7 @@ def _storage_from_bytes(b):
 _ALLOWED = {
     ("collections", "OrderedDict"): collections.OrderedDict,
     ("sparsenet.ndarray.serialization", "_decode_array"): _decode_array,
-    ("torch._utils", "_rebuild_tensor_v2"): torch._utils._rebuild_tensor_v2,
+    ("torch._utils", "_rebuild_tensor_v2"): rebuild_tensor,
     ("torch.storage", "_load_from_bytes"): _storage_from_bytes,
 }
 

@@ -7,7 +7,7 @@ Kernel variants of the rows, one function each:
   CPU float tensors) or ``_sgd_lazy_torch`` / ``_sgd_mom_lazy_torch`` (torch index ops; any
   device);
 * dense gradient on a dense weight, plain SGD: ``_sgd_dense_native`` (many small CPU
-  weights in one native call) or ``_sgd_dense_torch`` (``torch._foreach_*``), for one
+  weights in one native call) or ``_sgd_dense_torch`` (torch's multi-tensor kernels), for one
   weight or a list (:meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update_many`).
 
 >>> import sparsenet as mx
@@ -16,9 +16,9 @@ Kernel variants of the rows, one function each:
 >>> mx.nd.sgd_update(w, g, lr=0.1, wd=0.1).asnumpy().ravel()
 array([1.  , 0.89, 1.  ], dtype=float32)
 """
-import torch
 
 from ...ndarray.ndarray import wrap
+from ...torch_compat import foreach_add_, foreach_mul_
 from .. import row_kernels
 from .core import (
     check_grad,
@@ -74,16 +74,16 @@ def _sgd_dense_native(pairs, lr, rescale_grad):
 
 
 def _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient):
-    """Plain SGD on the tensors of ``pairs`` with ``torch._foreach_*`` (one pass per weight
-    without weight decay)."""
+    """Plain SGD on the tensors of ``pairs`` with torch's multi-tensor kernels (one pass per
+    weight without weight decay)."""
     ws = [w for w, _ in pairs]
     if wd:
-        torch._foreach_mul_(ws, 1.0 - lr * wd)
+        foreach_mul_(ws, 1.0 - lr * wd)
     if no_clip(clip_gradient):
-        torch._foreach_add_(ws, [g for _, g in pairs], alpha=-lr * rescale_grad)
+        foreach_add_(ws, [g for _, g in pairs], alpha=-lr * rescale_grad)
     else:
-        torch._foreach_add_(ws, [rescale_clip(g, rescale_grad, clip_gradient)
-                                 for _, g in pairs], alpha=-lr)
+        foreach_add_(ws, [rescale_clip(g, rescale_grad, clip_gradient) for _, g in pairs],
+                     alpha=-lr)
 
 
 def _sgd_dense_many(items):
