@@ -10,6 +10,7 @@ import torch
 
 import sparsenet as mx
 from sparsenet.base import NotSupportedForSparseNDArray, SparseFormatError
+from sparsenet.ndarray import stype as stype_module
 
 DENSE = np.array([[1, 0, 2], [0, 0, 0], [0, 3, 0], [4, 5, 6]], dtype=np.float32)
 
@@ -105,6 +106,51 @@ def test_validate_false_skips_checks_and_check_format_catches():
     with pytest.raises(SparseFormatError, match="unsorted"):
         bad.check_format()
     bad.check_format(full_check=False)  # O(1) checks only
+
+
+@pytest.mark.parametrize("indices,indptr,ok", [
+    ([2, 0, 1], [0, 1, 1, 3, 3, 3], True),   # empty rows in the middle and at the end
+    ([0, 1, 1], [0, 0, 0, 2, 3, 3], True),   # same column across a row boundary
+    ([2, 2], [0, 1, 2, 2, 2, 2], True),
+    ([0, 2, 1], [0, 0, 0, 3, 3, 3], False),  # drop inside a row after empty rows
+    ([0, 1, 1], [0, 0, 0, 3, 3, 3], False),  # duplicate inside the last non-empty row
+    ([1, 0], [0, 0, 0, 0, 0, 2], False),     # drop inside the very last row
+    ([0, 3], [0, 1, 1, 2, 2, 2], False),     # out of range although sorted
+])
+@pytest.mark.parametrize("block", [1, 2, 1 << 16])
+def test_csr_check_row_boundaries(indices, indptr, ok, block, monkeypatch):
+    # the check runs block by block: block sizes 1 and 2 put block edges at every position
+    monkeypatch.setattr(stype_module, "_BLOCK", block)
+    # the answer by hand: every row's columns strictly increase and lie in [0, 3)
+    ind, ptr = np.array(indices), np.array(indptr)
+    want = all(np.all(np.diff(ind[a:b]) > 0) and np.all((ind[a:b] >= 0) & (ind[a:b] < 3))
+               for a, b in zip(ptr[:-1], ptr[1:]))
+    assert want == ok
+    for dt in (torch.int64, torch.int32):
+        parts = (torch.ones(len(indices)), torch.tensor(indices, dtype=dt),
+                 torch.tensor(indptr, dtype=dt))
+        if ok:
+            mx.nd.sparse.CSRNDArray(*parts, (5, 3)).check_format()
+        else:
+            with pytest.raises(SparseFormatError, match="out of range|unsorted|duplicate"):
+                mx.nd.sparse.CSRNDArray(*parts, (5, 3))
+
+
+def test_csr_check_large_random_agrees_with_scipy():
+    m = sp.random(2000, 300, density=0.05, format="csr", random_state=4)
+    m.sort_indices()
+    ind = torch.from_numpy(m.indices.astype(np.int64))
+    ptr = torch.from_numpy(m.indptr.astype(np.int64))
+    mx.nd.sparse.CSRNDArray(torch.ones(m.nnz), ind, ptr, m.shape).check_format()
+    row = 1000
+    a, b = int(ptr[row]), int(ptr[row + 1])
+    assert b - a >= 2
+    bad = ind.clone()
+    bad[a], bad[a + 1] = ind[a + 1], ind[a]  # swap two columns inside row 1000
+    with pytest.raises(SparseFormatError, match=rf"unsorted column index .* \(row {row}\)"):
+        mx.nd.sparse.CSRNDArray(torch.ones(m.nnz), bad, ptr, m.shape)
+    strided = torch.stack([ind, ind]).t()[:, 0]  # a non-contiguous view is checked too
+    mx.nd.sparse.CSRNDArray(torch.ones(m.nnz), strided, ptr, m.shape).check_format()
 
 
 # ---------------------------------------------------------------------- CSR behaviour
