@@ -36,7 +36,7 @@ import torch
 from .base import SparsenetError
 from .ndarray import nonzero
 from .ndarray.creation import zeros
-from .ndarray.ndarray import NDArray
+from .ndarray.ndarray import NDArray, copy_into
 from .ndarray.row_sparse import RowSparseNDArray
 from .ndarray.stype import CSR, DEFAULT, ROW_SPARSE
 from .ops.arithmetic import add_into
@@ -99,15 +99,9 @@ def _write(buf, new, add):
     """Write array ``new`` (any storage type) into ``buf``, or add it (``add``)."""
     if add:
         add_into(buf, new)
-    elif buf.stype == DEFAULT:
-        buf._t.copy_(new._dense_tensor())
-        nonzero.forget(buf)
     else:
-        if new.stype != buf.stype:
-            new = cast_storage(new, stype=buf.stype)
-        if new._data.dtype != buf._data.dtype:
-            new = new._with_data(new._data.to(buf._data.dtype))
-        buf._replace(new)
+        copy_into(new, buf)  # keeps the buffer's storage type, dtype and device
+        nonzero.forget(buf)
 
 
 # ---------------------------------------------------------------------- actions

@@ -37,7 +37,7 @@ import torch
 from .. import config
 from ..recording import STATE
 from ..torch_compat import set_grad_enabled
-from .trace import note
+from .trace import note, tag_new
 from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
                     UnknownOperatorError)
 from .errors import CONVERTED, raise_op_error
@@ -280,11 +280,9 @@ class Operator:
                                 res = [wrap(t) for t in res]
                                 note(self, kwargs, args, res)  # for autograd.get_symbol
                                 return res
-                            if res.requires_grad:  # ops.trace.note, inlined: a new array
-                                res = wrap(res)
-                                res._rec = ((self, kwargs, args), 0)
-                                return res
-                            return wrap(res)
+                            res = wrap(res)
+                            tag_new(self, kwargs, args, res)  # for autograd.get_symbol
+                            return res
                         if not torch.is_grad_enabled():
                             res = self.fn(*tensors, **kwargs)
                         else:  # outside autograd.record(): nothing is recorded

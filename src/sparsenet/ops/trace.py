@@ -18,7 +18,7 @@ as long as the result, as MXNet's graph does.
 ('relu', True, 0)
 """
 
-__all__ = ["note", "record_of"]
+__all__ = ["note", "tag_new", "record_of"]
 
 
 def note(op, params, inputs, result):
@@ -28,29 +28,34 @@ def note(op, params, inputs, result):
     an input is in a graph) and outputs that are an input returned unchanged are
     left untagged.
     """
-    if isinstance(result, list):
+    if result.__class__ is list:
         call = (op, params, inputs)
         for k, out in enumerate(result):
-            _tag(out, inputs, (call, k))
-        return
-    t = result._t  # the common case, inlined: one dense result
-    if t is None:
-        _tag(result, inputs, ((op, params, inputs), 0))
-    elif t.requires_grad:
-        for a in inputs:
-            if a is result:
-                return
-        result._rec = ((op, params, inputs), 0)
+            if not _is_input(out, inputs):
+                _tag(out, (call, k))
+    elif not _is_input(result, inputs):
+        _tag(result, ((op, params, inputs), 0))
 
 
-def _tag(out, inputs, entry):
-    t = out._t if out._t is not None else out._autograd_tensor()
-    if t is None or not t.requires_grad:
-        return
-    for a in inputs:
+def tag_new(op, params, inputs, result):
+    """:func:`note` for one array the call made itself (the registry's dense path), which
+    cannot be one of its inputs."""
+    _tag(result, ((op, params, inputs), 0))
+
+
+def _is_input(out, inputs):
+    for a in inputs:  # a loop, not any(): this runs for every recorded call
         if a is out:
-            return
-    out._rec = entry
+            return True
+    return False
+
+
+def _tag(out, entry):
+    t = out._t
+    if t is None:  # sparse: its graph tensor
+        t = out._autograd_tensor()
+    if t is not None and t.requires_grad:
+        out._rec = entry
 
 
 def record_of(array):

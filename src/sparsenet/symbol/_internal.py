@@ -13,20 +13,10 @@ row_sparse weight this way:
 ['row_sparse']
 """
 from ..ndarray import _internal as _nd_internal
-from ..ops.registry import Operator
-from .op import SYMBOL_OPS
+from .op import symbols_of
 
 
-def _internal_table():
-    table = {}
-    for alias in _nd_internal.__all__:
-        obj = getattr(_nd_internal, alias)
-        if isinstance(obj, Operator):
-            table[alias] = SYMBOL_OPS[obj.name]
-    return table
-
-
-INTERNAL_SYMBOL_OPS = _internal_table()
+INTERNAL_SYMBOL_OPS = symbols_of(_nd_internal)
 globals().update(INTERNAL_SYMBOL_OPS)
 
 __all__ = sorted(INTERNAL_SYMBOL_OPS)

@@ -9,20 +9,10 @@ same operators (``SparseEmbedding`` is the registry's ``_contrib_SparseEmbedding
 (True, True)
 """
 from ..ndarray import contrib as _nd_contrib
-from ..ops.registry import Operator
-from .op import SYMBOL_OPS
+from .op import symbols_of
 
 
-def _contrib_table():
-    table = {}
-    for alias in _nd_contrib.__all__:
-        obj = getattr(_nd_contrib, alias)
-        if isinstance(obj, Operator):
-            table[alias] = SYMBOL_OPS[obj.name]
-    return table
-
-
-CONTRIB_SYMBOL_OPS = _contrib_table()
+CONTRIB_SYMBOL_OPS = symbols_of(_nd_contrib)
 globals().update(CONTRIB_SYMBOL_OPS)
 
 __all__ = sorted(CONTRIB_SYMBOL_OPS)

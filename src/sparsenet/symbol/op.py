@@ -32,7 +32,7 @@ from .op_traits import input_inits, required_inputs
 from .graph import Node
 from .symbol import Symbol, _param_text, new_node_name
 
-__all__ = ["SymbolOperator", "SYMBOL_OPS", "SPARSE_SYMBOL_OPS", "apply", "maximum", "minimum",
+__all__ = ["SymbolOperator", "SYMBOL_OPS", "SPARSE_SYMBOL_OPS", "symbols_of", "apply", "maximum", "minimum",
            "power", "pow", "hypot"]
 
 
@@ -269,15 +269,25 @@ def _build_tables():
         obj = getattr(nd, alias)
         if isinstance(obj, registry.Operator):
             table.setdefault(alias, wrap(obj))
-    sparse_table = {}
-    for alias in nd_sparse.__all__:
-        obj = getattr(nd_sparse, alias)
-        if isinstance(obj, registry.Operator):
-            sparse_table[alias] = wrap(obj)
-    return table, sparse_table
+    return table
 
 
-SYMBOL_OPS, SPARSE_SYMBOL_OPS = _build_tables()
+SYMBOL_OPS = _build_tables()
+
+
+def symbols_of(namespace):
+    """``{name: SymbolOperator}`` for the registry operators an ``mx.nd`` namespace names
+    (``mx.sym.sparse``, ``mx.sym.contrib`` and ``mx.sym._internal`` are built from theirs).
+
+    >>> from sparsenet.ndarray import sparse
+    >>> symbols_of(sparse)['dot'] is SYMBOL_OPS['dot']
+    True
+    """
+    return {alias: SYMBOL_OPS[obj.name] for alias in namespace.__all__
+            if isinstance(obj := getattr(namespace, alias), registry.Operator)}
+
+
+SPARSE_SYMBOL_OPS = symbols_of(nd_sparse)
 
 
 # ---------------------------------------------------------------------- scalar-or-symbol helpers
