@@ -18,6 +18,8 @@ from . import ndarray as nd
 from . import autograd, random
 from . import io
 from . import optimizer, lr_scheduler
+from . import kvstore
+from . import kvstore as kv
 from . import initializer
 from . import initializer as init
 from . import gluon
@@ -33,5 +35,5 @@ __version__ = "0.1.0"
 
 __all__ = ["base", "config", "context", "attribute", "AttrScope", "MXNetError", "SparsenetError",
            "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
-           "test_utils", "io", "optimizer", "lr_scheduler", "initializer", "init", "gluon",
+           "test_utils", "io", "optimizer", "lr_scheduler", "kvstore", "kv", "initializer", "init", "gluon",
            "symbol", "sym", "name", "metric", "model", "callback", "module", "mod", "runtime"]

@@ -12,7 +12,7 @@ __all__ = [
     "NativeKernelWarning",
     "StorageTypeError", "SparseFormatError", "FileFormatError", "NotSupportedForSparseNDArray",
     "InvalidArgumentError", "InvalidArgumentTypeError", "ShapeError", "IndexOutOfRangeError",
-    "UnknownOperatorError",
+    "UnknownOperatorError", "DistributedError",
     "OperatorArgumentError", "ParameterAssertionError", "NotImplementedForSymbol",
     "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name",
     "py_str", "string_types", "numeric_types", "integer_types",
@@ -87,6 +87,20 @@ class IndexOutOfRangeError(InvalidArgumentError, IndexError):
     ... except IndexError as e:
     ...     print(type(e).__name__, isinstance(e, ValueError))
     IndexOutOfRangeError True
+    """
+
+
+class DistributedError(SparsenetError):
+    """A distributed operation failed on some rank, and every rank raises it.
+
+    Raised by the ``dist_*`` KVStores and sharded tables: a bad argument found on
+    one rank before an exchange (the message names the rank and the problem), a
+    peer that died or a collective that timed out (the message names this rank,
+    the operation, the key and, where they can be found, the dead peer ranks), or
+    a missing launcher environment. A ``RuntimeError``, as ``MXNetError`` is.
+
+    >>> issubclass(DistributedError, RuntimeError)
+    True
     """
 
 

@@ -1,7 +1,12 @@
 """Devices: ``mx.cpu()``, ``mx.gpu(i)`` and the default-context stack.
 
-A :class:`Context` is a thin name for a ``torch.device``; ``mx.gpu(i)`` is
-``torch.device('cuda', i)``.
+A :class:`Context` names a device; ``mx.gpu(i)`` is ``torch.device('cuda', i)``.
+As in MXNet, ``mx.cpu(1)``, ``mx.cpu(2)`` ... are devices of their own: their
+arrays live in host memory like ``cpu(0)``'s, but an array reports the context it
+was placed on, operators refuse to mix contexts, and copies between them are
+real copies, so data parallelism over ``[mx.cpu(0), mx.cpu(1)]`` runs on a
+machine without GPUs exactly as over GPUs. torch cannot tell such contexts
+apart, so an array placed on one carries its context (:func:`place`).
 
 >>> import sparsenet as mx
 >>> mx.cpu()
@@ -19,7 +24,21 @@ import torch
 
 from .base import SparsenetError
 
-__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus"]
+__all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "place",
+           "LOGICAL"]
+
+
+class _Logical:
+    """``LOGICAL.on``: whether an array was ever placed on a host context other than
+    ``cpu(0)`` (from then on operators check and carry their inputs' context)."""
+
+    __slots__ = ("on",)
+
+    def __init__(self):
+        self.on = False
+
+
+LOGICAL = _Logical()
 
 _DEFAULT_CTX_DEPRECATED = ("Context.default_ctx has been deprecated. Please use "
                            "Context.current_context() instead. Please use "
@@ -63,7 +82,7 @@ class Context(metaclass=_ContextMeta):
     devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
     _default = threading.local()
 
-    __slots__ = ("device_type", "device_id", "_torch_device", "_old")
+    __slots__ = ("device_type", "device_id", "_torch_device", "_old", "_logical")
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -80,6 +99,8 @@ class Context(metaclass=_ContextMeta):
             self._torch_device = torch.device("cuda", self.device_id)
         else:
             self._torch_device = torch.device("cpu")
+        # a host context torch cannot tell from cpu(0): its arrays carry it (place)
+        self._logical = device_type != "gpu" and (device_type, self.device_id) != ("cpu", 0)
         self._old = None
 
     #: The default context (deprecated in MXNet; use :func:`current_context`).
@@ -189,6 +210,25 @@ def as_context(ctx):
             return Context(torch.device(ctx))
         return Context(ctx)
     raise TypeError(f"expected a Context such as mx.cpu() or mx.gpu(0), got {ctx!r}")
+
+
+def place(array, ctx):
+    """Mark ``array`` as living on ``ctx`` and return it.
+
+    Only host contexts other than ``cpu(0)`` need the mark (torch tells CUDA
+    devices apart by itself); placing an array on ``cpu(0)`` or a GPU leaves it
+    unmarked.
+
+    >>> import sparsenet as mx
+    >>> place(mx.nd.zeros((1,)), mx.cpu(1)).context
+    cpu(1)
+    """
+    if ctx._logical:
+        array._ctx = ctx
+        LOGICAL.on = True
+    elif getattr(array, "_ctx", None) is not None:
+        array._ctx = None
+    return array
 
 
 def context_of(device):

@@ -45,7 +45,8 @@ from .ops.row_kernels import coalesce_rows
 from .torch_compat import coo_parts, set_grad_enabled
 
 __all__ = ["store", "store_nograd", "grad_array", "zero_grad", "scale_", "mark_fresh", "take_fresh",
-           "is_fresh", "fresh_buffers", "incoming_kind", "action_name", "STORE_TABLE"]
+           "is_fresh", "fresh_buffers", "incoming_kind", "action_name", "STORE_TABLE",
+           "sum_replicas"]
 
 _fresh = {}            # id(grad buffer) -> weakref, for buffers written since the last step
 _NONZERO = nonzero._nonzero
@@ -306,6 +307,35 @@ def scale_(arr, scale):
         arr._t.mul_(scale)
         if e is not None:
             nonzero.remember(arr, e.kind, e.index)
+
+
+def sum_replicas(grads):
+    """Give every buffer of ``grads`` (one parameter's gradient on each of its contexts)
+    the sum over all of them, in place (data parallelism: the replicas then take the
+    same step). A row_sparse sum stays row_sparse: the union of the rows.
+
+    >>> import sparsenet as mx
+    >>> a, b = mx.nd.ones((2,)), mx.nd.ones((2,), ctx=mx.cpu(1)) * 2
+    >>> sum_replicas([a, b]); b.asnumpy(), b.context
+    (array([3., 3.], dtype=float32), cpu(1))
+    """
+    if len(grads) < 2:
+        return
+    first = grads[0]
+    with torch.no_grad():
+        if first.stype == DEFAULT:
+            total = first._t.clone()
+            for g in grads[1:]:
+                total.add_(g._t.to(total.device))
+            for g in grads:
+                g._t.copy_(total)
+                nonzero.forget(g)
+            return
+        total = first.copyto(first.context)
+        for g in grads[1:]:
+            total = total + g.as_in_context(first.context)
+        for g in grads:
+            g._replace(total.copyto(g.context))
 
 
 def fresh_buffers():

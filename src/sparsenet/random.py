@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from .base import InvalidArgumentError, InvalidArgumentTypeError, torch_dtype
-from .context import as_context
+from .context import as_context, place
 from .ndarray.ndarray import NDArray, copy_into
 from .ops import sampling
 from .ops.sampling import shuffle
@@ -54,10 +54,11 @@ def _shape(shape, default):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
 
-def _finish(t, out):
+def _finish(t, out, ctx):
+    """The samples ``t`` written into ``out``, or as a new array on context ``ctx``."""
     if out is not None:
         return copy_into(NDArray(t), out)
-    return NDArray(t)
+    return place(NDArray(t), ctx)
 
 
 def _parameter_tensor(dist, name, v):
@@ -73,14 +74,15 @@ def _sample(dist, params, shape, dtype, ctx, out):
     if all(arrays):
         tensors = {k: _parameter_tensor(dist, k, v) for k, v in params.items()}
         t = sampling.draw(dist, tensors, _shape(shape, ()), dtype, None)
-        return _finish(t, out)
+        return _finish(t, out, next(iter(params.values())).context)
     if any(arrays) or not all(isinstance(v, (numbers.Real, np.generic))
                               for v in params.values()):
         kinds = sorted({type(v).__name__ for v in params.values()})
         raise InvalidArgumentTypeError(f"random.{dist}: distribution parameters must all be "
                                        f"numbers or all NDArrays, got {kinds}")
-    t = sampling.draw(dist, params, _shape(shape, (1,)), dtype, as_context(ctx).torch_device)
-    return _finish(t, out)
+    ctx = as_context(ctx)
+    t = sampling.draw(dist, params, _shape(shape, (1,)), dtype, ctx.torch_device)
+    return _finish(t, out, ctx)
 
 
 def uniform(low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
@@ -167,8 +169,9 @@ def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
     >>> int(randint(0, 1, shape=(1,)).asscalar())
     0
     """
-    t = sampling.randint(low, high, _shape(shape, (1,)), dtype, as_context(ctx).torch_device)
-    return _finish(t, out)
+    ctx = as_context(ctx)
+    t = sampling.randint(low, high, _shape(shape, (1,)), dtype, ctx.torch_device)
+    return _finish(t, out, ctx)
 
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwargs):
@@ -189,8 +192,8 @@ def multinomial(data, shape=None, get_prob=False, out=None, dtype="int32", **kwa
                                        f"{getattr(data, 'stype', type(data).__name__)}")
     res = sampling.multinomial(data._t, _shape(shape, ()), get_prob, dtype)
     if get_prob:
-        return [NDArray(res[0]), NDArray(res[1])]
-    return _finish(res, out)
+        return [place(NDArray(res[0]), data.context), place(NDArray(res[1]), data.context)]
+    return _finish(res, out, data.context)
 
 
 def bernoulli(prob=0.5, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
@@ -201,9 +204,9 @@ def bernoulli(prob=0.5, shape=(1,), dtype=None, ctx=None, out=None, **kwargs):
     """
     if not 0 <= prob <= 1:
         raise InvalidArgumentError(f"random.bernoulli: prob must be in [0, 1], got {prob}")
-    dev = as_context(ctx).torch_device
-    t = torch.bernoulli(torch.full(_shape(shape, (1,)), float(prob), device=dev))
-    return _finish(t.to(torch_dtype(dtype)), out)
+    ctx = as_context(ctx)
+    t = torch.bernoulli(torch.full(_shape(shape, (1,)), float(prob), device=ctx.torch_device))
+    return _finish(t.to(torch_dtype(dtype)), out, ctx)
 
 
 # ---------------------------------------------------------------------- *_like
@@ -212,7 +215,7 @@ def _like(dist, data, params, out):
         raise InvalidArgumentTypeError(f"random.{dist}_like: data must be an NDArray, got "
                                        f"{type(data).__name__}")
     t = sampling.draw(dist, params, data.shape, data.dtype.name, data.device)
-    return _finish(t, out)
+    return _finish(t, out, data.context)
 
 
 def uniform_like(data=None, low=0, high=1, out=None, **kwargs):

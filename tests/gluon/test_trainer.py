@@ -117,15 +117,14 @@ def test_allreduce_and_update_split_equals_step():
 
 
 def test_multiple_contexts_reduce_gradients_and_stay_in_sync():
-    # CPU contexts share one torch device, so each copy is used explicitly here
     ctxs = [mx.cpu(0), mx.cpu(1)]
     w = gluon.Parameter("w", shape=(1, 2), init="ones")
     e = gluon.Parameter("e", shape=(5, 2), init="ones", grad_stype="row_sparse")
     for p in (w, e):
         p.initialize(ctx=ctxs)
     trainer = gluon.Trainer([w, e], "sgd", {"learning_rate": 1.0})
-    xs = [mx.nd.array([[1.0, 0.0]]), mx.nd.array([[0.0, 2.0]])]
-    ids = [mx.nd.array([1]), mx.nd.array([3])]
+    xs = [mx.nd.array([[1.0, 0.0]], ctx=ctxs[0]), mx.nd.array([[0.0, 2.0]], ctx=ctxs[1])]
+    ids = [mx.nd.array([1], ctx=ctxs[0]), mx.nd.array([3], ctx=ctxs[1])]
     with mx.autograd.record():
         losses = [mx.nd.dot(x, wk, transpose_b=True).sum() +
                   mx.nd.Embedding(i, ek, input_dim=5, output_dim=2).sum()
@@ -224,8 +223,10 @@ def test_constructor_checks():
         gluon.Trainer(p, "sgd")
     with pytest.raises(ValueError, match="appears twice"):
         gluon.Trainer([p, p], "sgd")
-    with pytest.raises(ValueError, match="kvstore='dist_sync' is not supported"):
-        gluon.Trainer([p], "sgd", kvstore="dist_sync")
+    with pytest.raises(ValueError, match="unknown kvstore 'nccl'"):
+        gluon.Trainer([p], "sgd", kvstore="nccl")
+    with pytest.raises(TypeError, match="kvstore must be None, a str or a KVStore"):
+        gluon.Trainer([p], "sgd", kvstore=3)
     with pytest.raises(ValueError, match="optimizer_params must be None"):
         gluon.Trainer([p], mx.optimizer.SGD(), {"learning_rate": 0.1})
     q = gluon.Parameter("q", shape=(1,))

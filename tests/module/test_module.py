@@ -244,8 +244,8 @@ def test_module_errors():
     net = _dense_net()
     with pytest.raises(ValueError, match=r"data_names \['x'\] are not arguments"):
         mx.mod.Module(net, data_names=['x'])
-    with pytest.raises(ValueError, match="one context"):
-        mx.mod.Module(net, context=[mx.cpu(0), mx.cpu(1)])
+    with pytest.raises(ValueError, match="work_load_list has 1 entries for 2 contexts"):
+        mx.mod.Module(net, context=[mx.cpu(0), mx.cpu(1)], work_load_list=[1])
     with pytest.warns(UserWarning, match="label_names .* will be ignored"):
         mx.mod.Module(net, label_names=['softmax_label'])
     mod = mx.mod.Module(net, label_names=['lro_label'])

@@ -5,8 +5,14 @@ contexts (in-process: summed and copied back to every context), then updates
 every parameter whose gradient a backward pass wrote since the last step, with
 ``rescale_grad = 1 / batch_size``. Row_sparse gradients take the optimizer's
 lazy path (only their rows change, with ``lazy_update=True``). Row_sparse
-weights (``contrib.nn.SparseEmbedding``) are updated in place; no KVStore is
-needed.
+weights (``contrib.nn.SparseEmbedding``) are updated in place; in one process
+no KVStore is needed.
+
+With a distributed store (``kvstore='dist_sync'`` or a KVStore object) the
+gradients go through it as in MXNet: with ``update_on_kvstore`` (the default)
+the store sums them over the workers and updates its weights, which are
+pulled back (row_sparse weights: the rows ``row_sparse_data`` asks for);
+without, the store sums the gradients and every worker updates its own copy.
 
 A dense gradient written by a sparse kernel (``dot(csr, W)``,
 ``FullyConnected(csr, W)``, ``Embedding``...) is known to be zero outside the
@@ -30,10 +36,15 @@ array([[0.5, 0. ]], dtype=float32)
 """
 import torch
 
-from .. import grad_store
+from .. import autograd, grad_store
+from .. import kvstore as kvstore_mod
 from .. import optimizer as opt
+from ..base import InvalidArgumentError, InvalidArgumentTypeError
+from ..kvstore import KVStore
+from ..ndarray.creation import zeros
+from ..ndarray.row_sparse import write_rows
 from ..atomic import atomic_write
-from ..ops.binary import add_n
+from ..context import place
 from ..ndarray import nonzero
 from ..ndarray.ndarray import NDArray
 from .parameter import Parameter, ParameterDict
@@ -54,14 +65,16 @@ class Trainer:
         Name (``'sgd'``, ...) or instance.
     optimizer_params : dict, optional
         Keyword arguments of the optimizer (must be empty for an instance).
-    kvstore : {None, 'local', 'device'}
-        Gradients of parameters living on several contexts are reduced in
-        process whichever of these is given. Distributed stores are not
-        supported by this Trainer.
+    kvstore : None, str or KVStore
+        ``None``, ``'local'`` or ``'device'``: gradients of parameters living on
+        several contexts are reduced in process. ``'dist_sync'`` (and the other
+        ``'dist*'`` names) or a :class:`~sparsenet.kvstore.KVStore` object: the
+        gradients go through that store (created at the first step).
     compression_params : None
         Gradient compression is not supported (None only).
     update_on_kvstore : bool, optional
-        Accepted for compatibility; updates always run locally.
+        With a store: whether the store runs the optimizer (default True, as
+        MXNet; required for row_sparse weights and ``'dist_async'``).
     dense_sparsity : bool, default True
         Update a dense weight only where its sparse-kernel gradient is nonzero
         when that gives the dense result exactly (see the module docstring).
@@ -101,14 +114,20 @@ class Trainer:
             self._param2idx[param.name] = i
             self._params.append(param)
             param._set_trainer(self)
-        if kvstore not in _LOCAL_KVSTORES:
-            raise ValueError(f"kvstore={kvstore!r} is not supported by gluon.Trainer: use None, "
-                             f"'local' or 'device' (gradients over contexts are reduced in "
-                             f"process)")
+        if not (kvstore is None or isinstance(kvstore, (str, KVStore))):
+            raise InvalidArgumentTypeError(f"Trainer: kvstore must be None, a str or a KVStore, "
+                                           f"got {type(kvstore).__name__}")
+        if isinstance(kvstore, str) and kvstore not in _LOCAL_KVSTORES \
+                and not kvstore.startswith("dist"):
+            raise InvalidArgumentError(f"Trainer: unknown kvstore {kvstore!r}; use None, "
+                                       f"'local', 'device' or a 'dist*' name")
         if compression_params is not None:
             raise ValueError("gradient compression is not supported: compression_params must "
                              "be None")
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
+        self._kv_initialized = False
+        self._kvstore = None
+        self._update_on_kvstore = False
         self._dense_sparsity = dense_sparsity
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -166,38 +185,115 @@ class Trainer:
             step, instead of raising.
         """
         self._optimizer.rescale_grad = self._scale / batch_size
-        self._allreduce_grads()
-        self._update(ignore_stale_grad)
+        self._init_kvstore()
+        if self._kvstore is None:
+            self._allreduce_grads()
+            self._update(ignore_stale_grad)
+            return
+        fresh = self._fresh_grads(ignore_stale_grad)
+        self._allreduce_grads(fresh)
+        if not self._update_on_kvstore:
+            self._update(ignore_stale_grad)
 
     def allreduce_grads(self):
-        """Sum each parameter's gradients over its contexts (call :meth:`update` next)."""
-        self._allreduce_grads()
+        """Sum each parameter's gradients over its contexts and workers (call :meth:`update`
+        next; not with ``update_on_kvstore``, where the store updates)."""
+        self._init_kvstore()
+        if self._update_on_kvstore:
+            raise InvalidArgumentError("allreduce_grads() when parameters are updated on the "
+                                       "kvstore is not supported: pass update_on_kvstore=False "
+                                       "to the Trainer, or call step()")
+        self._allreduce_grads(self._fresh_grads(True) if self._kvstore is not None else None)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Update the parameters from their (reduced) gradients: the second half of :meth:`step`."""
+        self._init_kvstore()
+        if self._update_on_kvstore:
+            raise InvalidArgumentError("update() when parameters are updated on the kvstore "
+                                       "is not supported: pass update_on_kvstore=False to the "
+                                       "Trainer, or call step()")
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad)
 
-    def _allreduce_grads(self):
-        if len(self._contexts) <= 1:
+    # ------------------------------------------------------------------ kvstore
+    def _init_kvstore(self):
+        """Create the store named at construction (first step), as MXNet's Trainer does:
+        in one process with 'local'/'device' none is needed (contexts are reduced in
+        process); a 'dist*' name or a KVStore object is used, its keys being the
+        parameters' positions."""
+        if self._kv_initialized:
             return
-        for param in self._params:
-            if param.grad_req == "null" or param._grad is None:
+        kv = self._kvstore_params["kvstore"]
+        if kv is None or (isinstance(kv, str) and not kv.startswith("dist")):
+            self._kv_initialized = True
+            return
+        if isinstance(kv, str):
+            kv = kvstore_mod.create(kv)
+        update_on_kv = self._kvstore_params["update_on_kvstore"]
+        sparse_weight = any(p._stype != "default" for p in self._params)
+        if update_on_kv is False and (sparse_weight or "async" in kv.type):
+            raise InvalidArgumentError(
+                "Cannot set update_on_kvstore=False when sparse weights are present or the "
+                "kvstore is asynchronous" + f" (kvstore {kv.type!r})")
+        self._kvstore = kv
+        self._update_on_kvstore = update_on_kv is not False
+        if self._update_on_kvstore:
+            kv.set_optimizer(self._optimizer)
+        with autograd.pause():  # may run inside record() (a forward's row_sparse_data)
+            for i, param in enumerate(self._params):
+                arrays = param._check_and_get(param._data, list)
+                kv.init(i, arrays[0])
+                if param._stype == "default":  # every worker starts from the store's value
+                    kv.pull(i, arrays, priority=-i)
+        self._kv_initialized = True
+
+    def _fresh_grads(self, ignore_stale_grad):
+        """Indices of the parameters whose gradients a backward pass wrote (all contexts)."""
+        fresh = grad_store.fresh_buffers()
+        out = []
+        for i, param in enumerate(self._params):
+            if param._grad is None or param._grad_req == "null":
                 continue
+            written = [fresh.get(id(g)) is not None and fresh[id(g)]() is g for g in param._grad]
+            if all(written):
+                out.append(i)
+            elif not ignore_stale_grad:
+                self._raise_stale(param, param._data[written.index(False)])
+        return out
+
+    def _allreduce_grads(self, indices=None):
+        if self._kvstore is None:
+            if len(self._contexts) <= 1:
+                return
+            for param in self._params:
+                if param.grad_req != "null" and param._grad is not None:
+                    grad_store.sum_replicas(param._grad)
+            return
+        kv, fresh = self._kvstore, grad_store.fresh_buffers()
+        for i in indices:
+            param = self._params[i]
             grads = param._grad
-            with torch.no_grad():
-                if grads[0].stype == "default":
-                    total = grads[0]._t.clone()
-                    for g in grads[1:]:
-                        total.add_(g._t.to(total.device))
-                    for g in grads:
-                        g._t.copy_(total)
-                        nonzero.forget(g)
-                else:
-                    total = add_n(*[g.as_in_context(grads[0].context) for g in grads])
-                    for g in grads:
-                        g._replace(total.as_in_context(g.context) if g.context != total.context
-                                   else total.copy())
+            if self._update_on_kvstore:
+                for g in grads:  # consumed: the store updates the weight
+                    fresh.pop(id(g), None)
+                kv.push(i, grads, priority=-i)
+                if param._stype == "default":
+                    kv.pull(i, param._data, priority=-i)
+            else:
+                kv.push(i, grads, priority=-i)
+                kv.pull(i, grads, priority=-i, ignore_sparse=False)
+
+    def _row_sparse_pull(self, param, full, row_id):
+        """Bring the rows ``row_id`` of ``param``'s local value ``full`` up to date from the
+        store (row_sparse weights updated on the store)."""
+        self._init_kvstore()
+        if not self._update_on_kvstore:
+            return
+        with autograd.pause():  # called by a forward's row_sparse_data, inside record()
+            rows = zeros(full.shape, ctx=full.context, dtype=full.dtype, stype="row_sparse")
+            self._kvstore.row_sparse_pull(self._param2idx[param.name], out=rows,
+                                          row_ids=row_id)
+            write_rows(full, rows)
 
     def _update(self, ignore_stale_grad=False):
         # collect every fresh gradient first: a failed step (stale gradient) consumes nothing
@@ -212,14 +308,7 @@ class Trainer:
                 if ref is not None and ref() is g:
                     upd.append((i, g, data))
                 elif not ignore_stale_grad:
-                    raise UserWarning(
-                        f"Gradient of Parameter `{param.name}` on context {data.context} "
-                        f"has not been updated by backward since last `step`. This could "
-                        f"mean a bug in your model that made it only use a subset of the "
-                        f"Parameters (Blocks) for this iteration. If you are intentionally "
-                        f"only using a subset, call step with ignore_stale_grad=True to "
-                        f"suppress this warning and skip updating of Parameters with stale "
-                        f"gradient")
+                    self._raise_stale(param, data)
         for updater, upd in zip(self._updaters, updates):
             idx, gs, ws = [], [], []
             for i, g, data in upd:
@@ -233,6 +322,15 @@ class Trainer:
                 ws.append(data)
             if idx:
                 updater(idx, gs, ws)
+
+    @staticmethod
+    def _raise_stale(param, data):
+        raise UserWarning(
+            f"Gradient of Parameter `{param.name}` on context {data.context} has not been "
+            f"updated by backward since last `step`. This could mean a bug in your model that "
+            f"made it only use a subset of the Parameters (Blocks) for this iteration. If you "
+            f"are intentionally only using a subset, call step with ignore_stale_grad=True to "
+            f"suppress this warning and skip updating of Parameters with stale gradient")
 
     def _update_touched(self, updater, index, grad, weight, where):
         """Update only the entries a sparse kernel wrote (``where``, see
@@ -248,8 +346,8 @@ class Trainer:
             else:
                 w_sub = w.reshape(-1).index_select(0, pos)
                 g_sub = g.reshape(-1).index_select(0, pos)
-            sub = NDArray(w_sub)
-            updater(index, NDArray(g_sub), sub)
+            sub = place(NDArray(w_sub), weight.context)
+            updater(index, place(NDArray(g_sub), weight.context), sub)
             if kind == "rows":
                 w.index_copy_(0, pos, sub._t)
             else:
@@ -259,11 +357,21 @@ class Trainer:
     # ------------------------------------------------------------------ states
     def save_states(self, fname):
         """Save the optimizer and its states (momentum...) to ``fname`` (atomic write)."""
+        self._init_kvstore()
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+            return
         data = self._updaters[0].get_states(dump_optimizer=True) if self._updaters else b""
         atomic_write(fname, lambda f: f.write(data))
 
     def load_states(self, fname):
         """Load what :meth:`save_states` wrote (the optimizer included)."""
+        self._init_kvstore()
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer
+            self._optimizer.param_dict = dict(enumerate(self._params))
+            return
         with open(fname, "rb") as f:
             states = f.read()
         for updater in self._updaters:

@@ -256,7 +256,10 @@ class BaseModule:
     # ------------------------------------------------------------------ parameters I/O
     def save_params(self, fname):
         """Save the parameters to ``fname`` (``arg:``/``aux:`` keys, stypes kept, atomic)."""
-        arg_params, aux_params = self.get_params()
+        self._write_params(fname, *self.get_params())
+
+    @staticmethod
+    def _write_params(fname, arg_params, aux_params):
         data = {f"arg:{k}": v for k, v in arg_params.items()}
         data.update({f"aux:{k}": v for k, v in aux_params.items()})
         serialization.save(fname, data)

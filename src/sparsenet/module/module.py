@@ -22,23 +22,24 @@ under ``aux:`` keys. Checkpoints keep storage types and are written atomically.
 import logging
 import os
 import warnings
-from collections import OrderedDict
 
 import numpy as np
 import torch
 
 from .. import initializer as init_mod
+from .. import kvstore as kvstore_mod
 from .. import optimizer as opt
 from ..context import as_context, cpu
 from ..initializer import InitDesc
+from ..kvstore import KVStore
 from ..model import checkpoint_paths, load_checkpoint
 from ..ndarray.creation import zeros
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, copy_into
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import ROW_SPARSE
-from ..symbol.executor import simple_bind
 from ..symbol.symbol import _visible_attrs
 from .base_module import BaseModule, parse_data_desc
+from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
 
@@ -60,7 +61,12 @@ class Module(BaseModule):
     label_names : list of str
         Arguments fed from ``DataBatch.label``.
     logger : logging.Logger
-    context : Context or list of one Context
+    context : Context or list of Context
+        With several contexts, each computes its share of every batch (data
+        parallelism, :mod:`~sparsenet.module.executor_group`); the gradients are
+        summed over them and every replica takes the same step.
+    work_load_list : list of float, optional
+        Relative share of the batch of each context (equal by default).
     fixed_param_names : list of str, optional
         Parameters that are not updated.
     state_names : list of str, optional
@@ -83,13 +89,17 @@ class Module(BaseModule):
                  logger=logging, context=None, work_load_list=None, fixed_param_names=None,
                  state_names=None, group2ctxs=None, compression_params=None):
         super().__init__(logger=logger)
-        if isinstance(context, (list, tuple)):
-            if len(context) != 1:
-                raise ValueError(f"Module: sparsenet runs a module on one context, got "
-                                 f"{len(context)}; for data parallelism use a kvstore across "
-                                 f"processes (torchrun)")
-            context = context[0]
-        self._context = as_context(context) if context is not None else cpu()
+        if context is None:
+            context = [cpu()]
+        elif not isinstance(context, (list, tuple)):
+            context = [context]
+        if not context:
+            raise ValueError("Module: context must name at least one Context")
+        self._context = [as_context(c) for c in context]
+        if work_load_list is not None and len(work_load_list) != len(self._context):
+            raise ValueError(f"Module: work_load_list has {len(work_load_list)} entries for "
+                             f"{len(self._context)} contexts")
+        self._work_load_list = work_load_list
         self._symbol = symbol
         self._data_names = _names(data_names, ())
         self._label_names = _names(label_names, ())
@@ -113,10 +123,9 @@ class Module(BaseModule):
         self._param_slots = [(i, n, args.index(n)) for i, n in enumerate(self._param_names)]
         self._aux_names = symbol.list_auxiliary_states()
         self._output_names = symbol.list_outputs()
-        self._exec = None
+        self._exec = self._exec_group = None
         self._data_shapes = self._label_shapes = None
         self._bound_shapes = ()
-        self._data_arrays = self._label_arrays = ()
         self._optimizer = self._updater = self._kvstore = None
         self._update_on_kvstore = False
         self._preload_opt_states = None
@@ -148,7 +157,10 @@ class Module(BaseModule):
     @property
     def output_shapes(self):
         self._check_bound("output_shapes")
-        return list(zip(self._output_names, [o.shape for o in self._exec.outputs]))
+        outs = [[e.outputs[i].shape for e in self._exec_group.execs]
+                for i in range(len(self._output_names))]
+        return [(n, (sum(s[0] for s in shapes),) + tuple(shapes[0][1:]) if shapes[0] else ())
+                for n, shapes in zip(self._output_names, outs)]
 
     def _check_bound(self, what):
         if not self.binded:
@@ -179,27 +191,14 @@ class Module(BaseModule):
         if label_shapes is not None and not self._label_names:
             label_shapes = None
         self._label_shapes = parse_data_desc(self._label_names, label_shapes, "label")
-        shapes = {d.name: tuple(d.shape) for d in self._data_shapes}
-        types = {d.name: d.dtype for d in self._data_shapes if getattr(d, "dtype", None)}
-        for d in self._label_shapes or []:
-            shapes[d.name] = tuple(d.shape)
-            if getattr(d, "dtype", None):
-                types[d.name] = d.dtype
-        reqs = {}
-        for n in self._symbol.list_arguments():
-            if not for_training:
-                reqs[n] = "null"
-            elif n in self._param_names:
-                reqs[n] = "null" if n in self._fixed_param_names else grad_req
-            elif n in self._data_names:
-                reqs[n] = grad_req if inputs_need_grad else "null"
-            else:
-                reqs[n] = "null"
-        shared = shared_module._exec if shared_module is not None else None
         if shared_module is not None and not shared_module.binded:
             raise RuntimeError("bind: shared_module must be bound first")
-        self._exec = simple_bind(self._symbol, self._context, grad_req=reqs, type_dict=types,
-                                 shapes=shapes, shared_exec=shared)
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol, self._context, self._work_load_list, self._data_shapes,
+            self._label_shapes, self._param_names, for_training, inputs_need_grad,
+            shared_group=shared_module._exec_group if shared_module is not None else None,
+            logger=self.logger, fixed_param_names=self._fixed_param_names, grad_req=grad_req,
+            state_names=self._state_names)
         self._bind_inputs()
         self.binded = True
         if shared_module is not None:
@@ -210,10 +209,8 @@ class Module(BaseModule):
             self.params_initialized = True
 
     def _bind_inputs(self):
-        """Remember the bound data and label arrays and shapes (read by every forward)."""
-        arg_dict = self._exec.arg_dict
-        self._data_arrays = [arg_dict[n] for n in self._data_names]
-        self._label_arrays = [arg_dict[n] for n in self._label_names]
+        """Remember the first executor and the bound batch shapes (read by every forward)."""
+        self._exec = self._exec_group.execs[0]
         self._bound_shapes = [tuple(d.shape) for d in self._data_shapes]
 
     def reshape(self, data_shapes, label_shapes=None):
@@ -221,8 +218,7 @@ class Module(BaseModule):
         self._check_bound("reshape")
         self._data_shapes = parse_data_desc(self._data_names, data_shapes, "data")
         self._label_shapes = parse_data_desc(self._label_names, label_shapes, "label")
-        shapes = {d.name: tuple(d.shape) for d in self._data_shapes + (self._label_shapes or [])}
-        self._exec = self._exec.reshape(partial_shaping=True, **shapes)
+        self._exec_group.reshape(self._data_shapes, self._label_shapes)
         self._bind_inputs()
 
     # ------------------------------------------------------------------ parameters
@@ -278,8 +274,17 @@ class Module(BaseModule):
                 elif initializer is not None:
                     self._initialize(name, arr, nodes[name], initializer)
                 # else: allowed to be missing and no initializer: the current value stays
+        self._broadcast_params()
         self._arg_params, self._aux_params = None, None
         self.params_initialized = True
+
+    def _broadcast_params(self):
+        """Copy the first executor's parameters and auxiliary states to the other replicas."""
+        group = self._exec_group
+        with torch.no_grad():
+            for block in group.param_arrays + group.aux_arrays:
+                for arr in block[1:]:
+                    copy_into(block[0], arr)
 
     def _initialize(self, name, arr, node, initializer):
         attrs = _visible_attrs(node)
@@ -309,12 +314,21 @@ class Module(BaseModule):
 
     def get_params(self):
         """``(arg_params, aux_params)``: CPU copies of the parameters and auxiliary states
-        (storage types kept)."""
+        (storage types kept).
+
+        Row_sparse weights updated on a kvstore are pulled from it whole; for a table
+        sharded over the workers that is a collective call (every worker calls it).
+        """
         self._check_ready("get_params")
         self.sync()
         arg_dict, aux_dict = self._exec.arg_dict, self._exec.aux_dict
-        return ({n: arg_dict[n].copyto(cpu()) for n in self._param_names},
-                {n: aux_dict[n].copyto(cpu()) for n in self._aux_names})
+        args = {n: arg_dict[n].copyto(cpu()) for n in self._param_names}
+        if self._update_on_kvstore:  # row_sparse weights: every row, from the store (as MXNet)
+            for n in self._param_names:
+                if args[n].stype == ROW_SPARSE:
+                    every = NDArray(torch.arange(args[n].shape[0]))
+                    self._kvstore.row_sparse_pull(n, out=args[n], row_ids=every)
+        return args, {n: aux_dict[n].copyto(cpu()) for n in self._aux_names}
 
     def set_params(self, arg_params, aux_params=None, allow_missing=False, force_init=True,
                    allow_extra=False):
@@ -338,9 +352,11 @@ class Module(BaseModule):
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
         """Create the optimizer (an instance or a registered name) and its updater.
 
-        One context and a 'local'/'device' kvstore need no kvstore: the module
-        updates its parameters itself. A KVStore object (or a 'dist_*' name)
-        updates on the store.
+        In one process ('local'/'device', or None) the module sums the gradients
+        over its contexts and updates its parameters itself. A KVStore object (or
+        a 'dist_*' name) updates on the store: dense weights are pulled back after
+        each update, row_sparse weights get the rows a batch needs from
+        :meth:`prepare`.
         """
         self._check_ready("init_optimizer")
         if self.optimizer_initialized and not force_init:
@@ -352,7 +368,12 @@ class Module(BaseModule):
         if kv is not None and "dist" in getattr(kv, "type", "") and "_sync" in kv.type:
             batch_size *= kv.num_workers
         rescale_grad = 1.0 / batch_size
-        idx2name = dict(enumerate(self._param_names))
+        if kv is not None:
+            idx2name = dict(enumerate(self._param_names))
+        else:  # MXNet's indices: a replica per device, parameter i on device k is i * n + k
+            n = len(self._context)
+            idx2name = {i * n + k: name for i, name in enumerate(self._param_names)
+                        for k in range(n)}
         if isinstance(optimizer, str):
             params = dict(optimizer_params)
             params.setdefault("rescale_grad", rescale_grad)
@@ -373,9 +394,18 @@ class Module(BaseModule):
         self._kvstore = kv
         self._update_on_kvstore = kv is not None
         if kv is not None:
-            arg_dict = self._exec.arg_dict
-            for name in self._param_names:
-                kv.init(name, arg_dict[name])
+            group = self._exec_group
+            for i, name in enumerate(self._param_names):
+                replicas = group.param_arrays[i]
+                if kv.is_sharded(name):
+                    # a table partitioned over the workers (declared on the store before):
+                    # this worker keeps only the rows prepare() pulls for each batch
+                    for r in replicas:
+                        r._replace(zeros(r.shape, ctx=r.context, dtype=r.dtype, stype=r.stype))
+                    continue
+                kv.init(name, replicas[0])
+                if replicas[0].stype != ROW_SPARSE:  # every worker starts from the store's value
+                    kv.pull(name, replicas if len(replicas) > 1 else replicas[0], priority=-i)
             kv.set_optimizer(optimizer)
             self._updater = None
         else:
@@ -391,14 +421,11 @@ class Module(BaseModule):
             return None
         if isinstance(kvstore, str):
             if "dist" not in kvstore:
-                return None  # one context: the module updates its own parameters
-            try:  # why here: the kvstore package is optional, only 'dist_*' stores need it
-                from .. import kvstore as kvs
-            except ImportError:
-                raise ValueError(f"init_optimizer: kvstore {kvstore!r} needs sparsenet's "
-                                 f"kvstore package, which this installation lacks; use "
-                                 f"kvstore='local'") from None
-            return kvs.create(kvstore)
+                return None  # in process: the module sums over its contexts and updates
+            return kvstore_mod.create(kvstore)
+        if not isinstance(kvstore, KVStore):
+            raise TypeError(f"init_optimizer: kvstore must be None, a str or a KVStore, got "
+                            f"{type(kvstore).__name__}")
         return kvstore
 
     def borrow_optimizer(self, shared_module):
@@ -442,7 +469,7 @@ class Module(BaseModule):
             is_train = self.for_training
         data = data_batch.data
         labels = getattr(data_batch, "label", None) or ()  # prediction batches may have none
-        if len(data) != len(self._data_arrays):
+        if len(data) != len(self._data_names):
             raise ValueError(f"forward: the batch has {len(data)} data arrays, the module "
                              f"expects {len(self._data_names)} ({self._data_names})")
         new_data = [tuple(a.shape) for a in data]
@@ -452,16 +479,12 @@ class Module(BaseModule):
                 label_shapes = [(d.name, tuple(a.shape)) for d, a in
                                 zip(self._label_shapes, labels)]
             self.reshape([(n, s) for n, s in zip(self._data_names, new_data)], label_shapes)
-        for dst, src in zip(self._data_arrays, data):
-            _feed(dst, src)
-        for dst, src in zip(self._label_arrays, labels):
-            _feed(dst, src)
-        self._exec.forward(is_train=is_train)
+        self._exec_group.forward(data_batch, is_train=is_train, feed=_feed)
 
     def backward(self, out_grads=None):
         """Gradients of the parameters (and inputs when ``inputs_need_grad``)."""
         self._check_ready("backward")
-        self._exec.backward(out_grads=out_grads)
+        self._exec_group.backward(out_grads=out_grads)
 
     def update(self):
         """Apply the optimizer to every parameter that has a gradient (row_sparse stays sparse).
@@ -471,52 +494,55 @@ class Module(BaseModule):
         aggregate them).
         """
         self._check_ready("update", optimizer=True)
-        weights, grads = self._exec.arg_arrays, self._exec.grad_arrays
+        group = self._exec_group
+        n = len(group.execs)
         if self._update_on_kvstore:
-            for i, name, pos in self._param_slots:
-                grad, weight = grads[pos], weights[pos]
-                if grad is None:
+            for i, name, _ in self._param_slots:
+                grads, weights = group.grad_arrays[i], group.param_arrays[i]
+                if grads[0] is None:
                     continue
-                self._kvstore.push(name, grad, priority=-i)
-                if weight.stype != ROW_SPARSE:
-                    self._kvstore.pull(name, weight, priority=-i)
+                self._kvstore.push(name, grads if n > 1 else grads[0], priority=-i)
+                if weights[0].stype != ROW_SPARSE:  # row_sparse weights: prepare() pulls rows
+                    self._kvstore.pull(name, weights if n > 1 else weights[0], priority=-i)
             return
-        todo = [(i, grads[pos], weights[pos]) for i, _, pos in self._param_slots
-                if grads[pos] is not None]
-        if todo:
-            indices, grad_list, weight_list = zip(*todo)
-            self._updater(list(indices), list(grad_list), list(weight_list))
+        group.reduce_grads()
+        for k in range(n):
+            todo = [(i * n + k, group.grad_arrays[i][k], group.param_arrays[i][k])
+                    for i, _, _ in self._param_slots if group.grad_arrays[i][k] is not None]
+            if todo:
+                indices, grad_list, weight_list = zip(*todo)
+                self._updater(list(indices), list(grad_list), list(weight_list))
 
     def get_outputs(self, merge_multi_context=True):
         """The outputs of the last forward."""
         self._check_ready("get_outputs")
-        return list(self._exec.outputs)
+        return self._exec_group.get_outputs(merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
         """Gradients of the data inputs (bind with ``inputs_need_grad=True``)."""
         self._check_ready("get_input_grads")
         if not self.inputs_need_grad:
             raise RuntimeError("get_input_grads: bind with inputs_need_grad=True")
-        return [self._exec.grad_dict[n] for n in self._data_names]
+        return self._exec_group.get_input_grads(merge_multi_context)
 
     def get_states(self, merge_multi_context=True):
         """The state arrays (``state_names``)."""
         self._check_ready("get_states")
-        return [self._exec.arg_dict[n] for n in self._state_names]
+        return self._exec_group.get_states(merge_multi_context)
 
     def set_states(self, states=None, value=None):
         """Set the states from arrays, or fill them with a scalar ``value``."""
         self._check_ready("set_states")
         if (states is None) == (value is None):
             raise ValueError("set_states: give exactly one of states and value")
-        for i, n in enumerate(self._state_names):
-            self._exec.arg_dict[n][:] = states[i] if states is not None else value
+        if states is not None and len(self._context) == 1:
+            states = [[s] for s in states]
+        self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update ``eval_metric`` with ``labels`` and the outputs of the last forward."""
         self._check_ready("update_metric")
-        eval_metric.update_dict(OrderedDict(zip(self._label_names, labels or [])),
-                                OrderedDict(zip(self._output_names, self._exec.outputs)))
+        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Pull the rows of row_sparse parameters the next batch needs (with a kvstore).
@@ -534,17 +560,19 @@ class Module(BaseModule):
         row_ids = sparse_row_id_fn(data_batch)
         if not isinstance(row_ids, dict):
             raise TypeError("sparse_row_id_fn must return a dict {param name: row ids}")
-        arg_dict = self._exec.arg_dict
+        group = self._exec_group
         for name, ids in row_ids.items():
             if name not in self._param_names:
                 raise ValueError(f"sparse_row_id_fn returned row ids for '{name}', which is "
                                  f"not a parameter")
-            param = arg_dict[name]
-            if param.stype != ROW_SPARSE:
+            replicas = group.param_arrays[self._param_names.index(name)]
+            if replicas[0].stype != ROW_SPARSE:
                 warnings.warn(f"{name}.stype is not 'row_sparse'. No need to perform "
                               f"row_sparse_pull.", UserWarning, stacklevel=2)
                 continue
-            self._kvstore.row_sparse_pull(name, param, row_ids=ids,
+            out = replicas if len(replicas) > 1 else replicas[0]
+            self._kvstore.row_sparse_pull(name, out, row_ids=[ids] * len(replicas)
+                                          if len(replicas) > 1 else ids,
                                           priority=-self._param_names.index(name))
 
     # ------------------------------------------------------------------ checkpoints
@@ -553,10 +581,15 @@ class Module(BaseModule):
         """Write ``<prefix>-symbol.json``, ``<prefix>-<epoch>.params`` (and ``.states``).
 
         The parameters are saved as ``arg:<name>``, the auxiliary states as ``aux:<name>``.
+        With a distributed kvstore, worker 0 writes the files; when a table is sharded
+        over the workers every worker must call this (it gathers the table), and
+        each writes its share of the optimizer states.
         """
         sym_path, params_path = checkpoint_paths(prefix, epoch)
-        self._symbol.save(sym_path)
-        self.save_params(params_path)
+        arg_params, aux_params = self.get_params()
+        if self._kvstore is None or self._kvstore.rank == 0:
+            self._symbol.save(sym_path)
+            self._write_params(params_path, arg_params, aux_params)
         if save_optimizer_states:
             self.save_optimizer_states(f"{prefix}-{int(epoch):04d}.states")
 

@@ -4,7 +4,7 @@ import torch
 
 from .. import recording
 from ..base import NotSupportedForSparseNDArray, StorageTypeError, numpy_dtype
-from ..context import context_of
+from ..context import context_of, place
 from .ndarray import NDArray, copy_into, to_tensor
 
 __all__ = ["BaseSparseNDArray"]
@@ -57,7 +57,8 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def context(self):
-        return context_of(self._data.device)
+        ctx = getattr(self, "_ctx", None)
+        return ctx if ctx is not None else context_of(self._data.device)
 
     ctx = context
 
@@ -183,7 +184,8 @@ class BaseSparseNDArray(NDArray):
         >>> mx.nd.array([[1, 0], [0, 2]]).tostype('row_sparse').detach().stype
         'row_sparse'
         """
-        return type(self)._from_parts(*[p.detach() for p in self._parts()], self._shape)
+        out = type(self)._from_parts(*[p.detach() for p in self._parts()], self._shape)
+        return place(out, self.context)
 
     # ------------------------------------------------------------------ conversion
     def asnumpy(self):

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import torch
 
 from ..base import InvalidArgumentError, mx_real_t, torch_dtype
-from ..context import as_context
+from ..context import as_context, place
 from . import memory
 from .cast_storage import dense_to_csr, dense_to_row_sparse
 from .csr import CSRNDArray
@@ -40,6 +40,11 @@ def _device(ctx):
     ctx = as_context(ctx)
     ctx.check_available()
     return ctx.torch_device
+
+
+def _on(array, ctx):
+    """``array`` placed on ``ctx`` (None: the current context), see :func:`~sparsenet.context.place`."""
+    return place(array, as_context(ctx))
 
 
 def _to_tensor(value, dtype=None, device=None):
@@ -91,7 +96,7 @@ def array(source_array, ctx=None, dtype=None):
         dtype = mx_real_t
     if ctx is None and isinstance(source_array, NDArray):
         ctx = source_array.context
-    return NDArray(_to_tensor(source_array, dtype, _device(ctx)))
+    return _on(NDArray(_to_tensor(source_array, dtype, _device(ctx))), ctx)
 
 
 def from_numpy(ndarray, zero_copy=True):
@@ -152,7 +157,7 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
-    return NDArray(memory.zeros(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(memory.zeros(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
@@ -162,7 +167,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.ones((2,)).asnumpy()
     array([1., 1.], dtype=float32)
     """
-    return NDArray(memory.full(_shape(shape), 1, dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(memory.full(_shape(shape), 1, dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 def full(shape, val, ctx=None, dtype=None, **kwargs):
@@ -172,7 +177,7 @@ def full(shape, val, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.full((2,), 7).asnumpy()
     array([7., 7.], dtype=float32)
     """
-    return NDArray(memory.full(_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(memory.full(_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -184,7 +189,7 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
-    return NDArray(memory.empty(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(memory.empty(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):
@@ -202,7 +207,7 @@ def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dt
     values = start + step * torch.arange(max(n, 0), dtype=torch.float64)
     if repeat > 1:
         values = values.repeat_interleave(repeat)
-    return NDArray(values.to(dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(values.to(dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
@@ -213,7 +218,7 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     array([0. , 0.5, 1. ], dtype=float32)
     """
     values = np.linspace(start, stop, num, endpoint=endpoint)
-    return NDArray(torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None):  # noqa: N803 - MXNet's names
@@ -225,7 +230,7 @@ def eye(N, M=0, k=0, ctx=None, dtype=None):  # noqa: N803 - MXNet's names
            [0., 1.]], dtype=float32)
     """
     values = np.eye(N, M or N, k)
-    return NDArray(torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx)))
+    return _on(NDArray(torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
 
 
 # ---------------------------------------------------------------------- sparse
@@ -306,7 +311,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
         shape = _shape(shape)
         if validate:
             data, indices = _sorted_columns(data, indices, indptr, shape)
-        return CSRNDArray(data, indices, indptr, shape, validate=validate)
+        return _on(CSRNDArray(data, indices, indptr, shape, validate=validate), ctx)
     elif isinstance(arg1, tuple) and len(arg1) == 2 and isinstance(arg1[1], (tuple, list)) \
             and len(arg1[1]) == 2:
         data = np.asarray(arg1[0].asnumpy() if isinstance(arg1[0], NDArray) else arg1[0])
@@ -328,7 +333,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
     if shape is not None and tuple(out.shape) != _shape(shape):
         raise ValueError(f"csr_matrix: shape {tuple(shape)} does not match the source's shape "
                          f"{out.shape}")
-    return out
+    return _on(out, ctx)
 
 
 def _sorted_columns(data, indices, indptr, shape):
@@ -387,10 +392,10 @@ def from_scipy(matrix, ctx=None, dtype=None):
     elif data.dtype not in (torch.float16, torch.float32, torch.float64, torch.int32,
                            torch.int64, torch.int8, torch.uint8, torch.bool):
         data = data.to(torch.float64)
-    return CSRNDArray._from_parts(data.to(device),
-                                  torch.from_numpy(m.indices.astype(np.int64)).to(device),
-                                  torch.from_numpy(m.indptr.astype(np.int64)).to(device),
-                                  tuple(int(s) for s in m.shape))
+    return _on(CSRNDArray._from_parts(data.to(device),
+                                      torch.from_numpy(m.indices.astype(np.int64)).to(device),
+                                      torch.from_numpy(m.indptr.astype(np.int64)).to(device),
+                                      tuple(int(s) for s in m.shape)), ctx)
 
 
 def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
@@ -440,7 +445,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
                 raise InvalidArgumentError("row_sparse_array: cannot infer the shape of parts "
                                            "with no stored rows; pass shape=")
             shape = (int(indices.max()) + 1,) + tuple(data.shape[1:])
-        return RowSparseNDArray(data, indices, _shape(shape), validate=validate)
+        return _on(RowSparseNDArray(data, indices, _shape(shape), validate=validate), ctx)
     else:
         if dtype is None and not isinstance(arg1, (np.ndarray, NDArray, torch.Tensor)):
             dtype = mx_real_t
@@ -449,7 +454,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
     if shape is not None and tuple(out.shape) != _shape(shape):
         raise ValueError(f"row_sparse_array: shape {tuple(shape)} does not match the source's "
                          f"shape {out.shape}")
-    return out
+    return _on(out, ctx)
 
 
 def sparse_zeros(stype, shape, ctx=None, dtype=None, **kwargs):
@@ -468,12 +473,13 @@ def sparse_zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     if stype == CSR:
         if len(shape) != 2:
             raise ValueError(f"a CSR array is 2-D, got shape {shape}")
-        return CSRNDArray._from_parts(torch.zeros(0, dtype=tdt, device=device),
-                                      torch.zeros(0, dtype=torch.int64, device=device),
-                                      torch.zeros(shape[0] + 1, dtype=torch.int64, device=device),
-                                      shape)
-    return RowSparseNDArray._from_parts(torch.zeros((0,) + shape[1:], dtype=tdt, device=device),
-                                        torch.zeros(0, dtype=torch.int64, device=device), shape)
+        return _on(CSRNDArray._from_parts(
+            torch.zeros(0, dtype=tdt, device=device), torch.zeros(0, dtype=torch.int64,
+                                                                  device=device),
+            torch.zeros(shape[0] + 1, dtype=torch.int64, device=device), shape), ctx)
+    return _on(RowSparseNDArray._from_parts(
+        torch.zeros((0,) + shape[1:], dtype=tdt, device=device),
+        torch.zeros(0, dtype=torch.int64, device=device), shape), ctx)
 
 
 def sparse_empty(stype, shape, ctx=None, dtype=None):
@@ -508,4 +514,5 @@ def sparse_array(source_array, ctx=None, dtype=None):
              for p, q in zip(source_array._parts(), parts)]
     if dtype is not None:
         parts[0] = parts[0].to(torch_dtype(dtype))
-    return type(source_array)._from_parts(*parts, source_array.shape)
+    return _on(type(source_array)._from_parts(*parts, source_array.shape),
+               ctx if ctx is not None else source_array.context)

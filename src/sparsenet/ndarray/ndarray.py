@@ -31,7 +31,7 @@ from ..base import numpy_dtype
 from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MXNet names
                     _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
                     _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
-from ..context import as_context, context_of
+from ..context import LOGICAL, as_context, context_of, place
 from . import nonzero
 from .stype import DEFAULT, STYPES
 
@@ -99,8 +99,9 @@ class NDArray:
     (2, 3)
     """
 
-    # _rec: the recorded operator call that produced the array (set inside autograd.record())
-    __slots__ = ("_t", "_grad", "_grad_req", "_rec", "__weakref__")
+    # _rec: the recorded operator call that produced the array (set inside autograd.record());
+    # _ctx: the context, for arrays placed on a host context other than cpu(0) (context.place)
+    __slots__ = ("_t", "_grad", "_grad_req", "_rec", "_ctx", "__weakref__")
     __array_priority__ = 1000.0
     stype = DEFAULT
 
@@ -133,7 +134,8 @@ class NDArray:
     @property
     def context(self):
         """The :class:`~sparsenet.Context` the array lives on."""
-        return context_of(self._t.device)
+        ctx = getattr(self, "_ctx", None)
+        return ctx if ctx is not None else context_of(self._t.device)
 
     ctx = context
 
@@ -307,7 +309,7 @@ class NDArray:
 
     def detach(self):
         """Return an array sharing storage but cut from the autograd graph."""
-        return NDArray(self._t.detach())
+        return place(NDArray(self._t.detach()), self.context)
 
     # ------------------------------------------------------------------ autograd
     def attach_grad(self, grad_req="write", stype=None):
@@ -388,9 +390,11 @@ class NDArray:
         """
         idx = self._index(key)
         if recording.STATE.recording:
-            return wrap(self._t[idx])
-        with torch.no_grad():
-            return wrap(self._t[idx])
+            out = wrap(self._t[idx])
+        else:
+            with torch.no_grad():
+                out = wrap(self._t[idx])
+        return place(out, self.context) if LOGICAL.on else out
 
     def __setitem__(self, key, value):
         """Assign a scalar, NDArray (any storage type) or NumPy array to a region.
@@ -491,11 +495,11 @@ def copy_to_context(src, ctx):
     with _grad_ctx():
         if src.stype == DEFAULT:
             t = src._t.to(device)
-            return NDArray(t.clone() if t is src._t else t)
+            return place(NDArray(t.clone() if t is src._t else t), ctx)
         parts = [p.to(device) for p in src._parts()]
         parts = [q.clone() if q is p else q for p, q in zip(src._parts(), parts)]
         out = type(src)._from_parts(*parts, src.shape)
         graph = src._graph_tensor() if recording.STATE.recording else None
         if graph is not None:  # a sparse array in a recorded graph: the copy stays in it
             out._set_graph(graph.to(device) if graph.device != device else graph * 1)
-        return out
+        return place(out, ctx)

@@ -6,7 +6,7 @@ from .base_sparse import BaseSparseNDArray
 from .ndarray import NDArray
 from .stype import ROW_SPARSE, check_row_sparse
 
-__all__ = ["RowSparseNDArray"]
+__all__ = ["RowSparseNDArray", "write_rows"]
 
 
 class RowSparseNDArray(BaseSparseNDArray):
@@ -115,3 +115,31 @@ class RowSparseNDArray(BaseSparseNDArray):
     def data(self):
         """A copy of the stored rows as a dense NDArray of shape ``(k,) + shape[1:]``."""
         return NDArray(self._data.detach().clone())
+
+
+def write_rows(dst, src):
+    """Overwrite the rows of row_sparse ``dst`` that ``src`` stores with ``src``'s values.
+
+    Rows ``dst`` does not store yet are added; its other rows stay as they are.
+    Returns ``dst``.
+
+    >>> import sparsenet as mx
+    >>> dst = mx.nd.sparse.row_sparse_array(([[1.0], [2.0]], [0, 3]), shape=(4, 1))
+    >>> src = mx.nd.sparse.row_sparse_array(([[9.0], [8.0]], [1, 3]), shape=(4, 1))
+    >>> write_rows(dst, src).asnumpy().ravel()
+    array([1., 9., 0., 8.], dtype=float32)
+    """
+    ids, values = src._indices, src._data.detach().to(dst._data.dtype)
+    if not ids.numel():
+        return dst
+    stored = dst._indices
+    with torch.no_grad():
+        if stored.numel() == dst.shape[0]:  # every row stored: row i sits at position i
+            dst._data[ids.to(stored.device)] = values.to(stored.device)
+            return dst
+        keep = ~torch.isin(stored, ids)
+        rows = torch.cat([stored[keep], ids.to(stored.device)])
+        data = torch.cat([dst._data.detach()[keep], values.to(stored.device)])
+        order = torch.argsort(rows)
+        dst._replace(RowSparseNDArray._from_parts(data[order], rows[order], dst.shape))
+    return dst

@@ -41,7 +41,7 @@ from .trace import note, tag_new
 from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
                     UnknownOperatorError)
 from .errors import CONVERTED, raise_op_error
-from ..context import Context
+from ..context import LOGICAL, Context, place
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray, copy_into, wrap
 from ..ndarray.row_sparse import RowSparseNDArray
@@ -261,7 +261,7 @@ class Operator:
 
     def __call__(self, *args, out=None, **kwargs):
         try:  # costs nothing until something is raised
-            if (self._dense_only and out is None
+            if (self._dense_only and out is None and not LOGICAL.on
                     and self._n_required <= len(args) <= self._n_inputs):
                 # the common call on dense arrays: no rule applies, the dense definition runs
                 # with the keyword parameters as given (the definition has the same defaults)
@@ -351,6 +351,8 @@ class Operator:
         return [_as_array(a, self.name) for a in arrays], self.bind_params(kwargs)
 
     def _dispatch(self, inputs, params):
+        # inputs on a host context other than cpu(0): the result goes to the first one's
+        ctx = _result_context(inputs) if LOGICAL.on else None
         stypes = tuple(map(_STYPE_OF, inputs))
         for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
             if r.when is None or r.when(params):
@@ -358,8 +360,12 @@ class Operator:
         else:
             r = self.find_rule(stypes, params) if self._many_rules else None
         if STATE.recording and self.differentiable and _needs_graph(self, inputs, params, r):
-            return self._dispatch_graph(inputs, params, stypes, r)
-        return self._run(inputs, params, stypes, r)
+            result = self._dispatch_graph(inputs, params, stypes, r)
+        else:
+            result = self._run(inputs, params, stypes, r)
+        if ctx is not None:
+            _place_result(result, ctx)
+        return result
 
     def _run(self, inputs, params, stypes, r):
         """Run rule row ``r`` (None: the storage fallback) and apply ``forward_stype``."""
@@ -474,6 +480,22 @@ def _check_devices(inputs, opname):
                 raise InvalidArgumentError(f"{opname}(): inputs are on different devices "
                                  f"({Context(dev)} and {Context(a.device)}); move them with "
                                  f".as_in_context()")
+
+
+def _result_context(inputs):
+    """The context of an operator's result when its inputs live on host contexts: the
+    first input's, as in MXNet (which lets cpu(0) and cpu(1) arrays meet); None when no
+    input carries a context (cpu(0) or an accelerator, which torch tells apart)."""
+    for a in inputs:
+        if getattr(a, "_ctx", None) is not None:
+            return inputs[0].context
+    return None
+
+
+def _place_result(result, ctx):
+    for r in (result if isinstance(result, list) else (result,)):
+        if isinstance(r, NDArray):
+            place(r, ctx)
 
 
 def _write_out(result, out):

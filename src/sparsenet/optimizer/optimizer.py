@@ -525,7 +525,7 @@ class Updater:
         else:
             indices, grads, weights = [index], [grad], [weight]
         if weights:  # the Context's device_id, without building the Context
-            self.optimizer._set_current_context(weights[0].device.index or 0)
+            self.optimizer._set_current_context(weights[0].context.device_id)
         states, synced, seen = self.states, self.states_synced, self._weights
         for i, idx in enumerate(indices):
             if idx.__class__ is bytes:

@@ -19,7 +19,7 @@ import torch
 
 from ... import autograd, initializer
 from ...base import ParameterAssertionError, SparsenetError, numpy_dtype
-from ...context import Context, cpu, current_context
+from ...context import Context, cpu, current_context, place
 from ...ndarray import nonzero
 from ...ndarray.creation import array as _array, zeros as _zeros
 from ...ndarray.ndarray import NDArray, copy_into
@@ -289,6 +289,7 @@ class Parameter:
                                f"Please use data() instead.")
         self._check_row_id(row_id)
         full = self._check_and_get(self._data, row_id.context)
+        self._pull_rows(full, row_id)
         return self._rows_view(full, row_id)
 
     def list_row_sparse_data(self, row_id):
@@ -298,7 +299,18 @@ class Parameter:
                                f"contexts via list_row_sparse_data() because its storage type "
                                f"is {self._stype}. Please use data() instead.")
         self._check_row_id(row_id)
-        return [self._rows_view(full, row_id) for full in self._check_and_get(self._data, list)]
+        out = []
+        for full in self._check_and_get(self._data, list):
+            self._pull_rows(full, row_id)
+            out.append(self._rows_view(full, row_id))
+        return out
+
+    def _pull_rows(self, full, row_id):
+        """With a Trainer whose kvstore updates this row_sparse parameter, bring the rows
+        ``row_id`` of the local value ``full`` up to date from the store first (MXNet's
+        ``row_sparse_data`` pulls through the trainer's store too)."""
+        if self._trainer is not None:
+            self._trainer._row_sparse_pull(self, full, row_id)
 
     def _check_row_id(self, row_id):
         if not isinstance(row_id, NDArray) or row_id.stype != "default":
@@ -323,7 +335,7 @@ class Parameter:
             hit = (stored[pos] == ids).to(full._data.dtype)
             values = full._data.detach().index_select(0, pos) * \
                 hit.reshape((-1,) + (1,) * (len(self._shape) - 1))
-        view = RowSparseNDArray._from_parts(values, ids, tuple(self._shape))
+        view = place(RowSparseNDArray._from_parts(values, ids, tuple(self._shape)), full.context)
         if full._grad is not None and full._grad_req != "null":
             autograd.attach_row_view(view, full._grad, full._grad_req)
         return view
@@ -479,6 +491,10 @@ class Parameter:
             with torch.no_grad():
                 total = sum(w._t.detach().to(ctx.torch_device) for w in block) / len(block)
             return NDArray(total)
+        if self._stype == "row_sparse" and self._trainer is not None:  # every row, from the store
+            every = place(NDArray(torch.arange(self._shape[0], device=block[0].device)),
+                          block[0].context)
+            self._pull_rows(block[0], every)
         return block[0].copyto(ctx)
 
     def zero_grad(self):

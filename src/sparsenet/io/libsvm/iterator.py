@@ -5,8 +5,9 @@ import numpy as np
 import torch
 
 from ...base import SparsenetError
-from ...context import as_context
+from ...context import as_context, cpu, place
 from ...ndarray.csr import CSRNDArray
+from ...kvstore import collective
 from ...ndarray.ndarray import NDArray
 from . import kernel
 from ..base import DataBatch, DataDesc, DataIter
@@ -163,7 +164,9 @@ class LibSVMIter(DataIter):
         epoch sees every row exactly once.
     num_parts, part_index : int
         Read only part ``part_index`` of ``num_parts`` byte ranges; every line
-        belongs to exactly one part. With at least as many compressed files as
+        belongs to exactly one part. Not given, in a process of a distributed
+        job that created a ``'dist*'`` kvstore (:mod:`sparsenet.kvstore.dist`),
+        they are the number of workers and this worker's rank; else 1 and 0. With at least as many compressed files as
         parts, each part owns whole compressed files (balanced by size; see
         :mod:`~sparsenet.io.libsvm.source`) and decompresses only those.
     prefetch_buffer : int
@@ -214,7 +217,8 @@ class LibSVMIter(DataIter):
     """
 
     def __init__(self, data_libsvm, data_shape, label_libsvm=None, label_shape=(1,),
-                 batch_size=1, round_batch=True, num_parts=1, part_index=0, prefetch_buffer=4,
+                 batch_size=1, round_batch=True, num_parts=None, part_index=None,
+                 prefetch_buffer=4,
                  ctx=None, dtype=None, *, zero_based=True, duplicates="error",
                  strict_order=False, allow_nonfinite=False, multilabel=False, weights=False,
                  data_name="data",
@@ -224,6 +228,10 @@ class LibSVMIter(DataIter):
                 or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
         self.batch_size = int(batch_size)
+        if num_parts is None and part_index is None:
+            num_parts, part_index = collective.joined_world()
+        num_parts = 1 if num_parts is None else num_parts
+        part_index = 0 if part_index is None else part_index
         check_part(num_parts, part_index)
         if label_libsvm in ("NULL", ""):
             label_libsvm = None
@@ -240,7 +248,8 @@ class LibSVMIter(DataIter):
         self._last_part = part_index == num_parts - 1
         self._ahead = max(1, int(prefetch_buffer))
         self._chunk_size = int(chunk_size)
-        self._device = as_context(ctx).torch_device if ctx is not None else torch.device("cpu")
+        self._ctx = as_context(ctx) if ctx is not None else cpu()
+        self._device = self._ctx.torch_device
         self._opts = ParseOptions(zero_based=zero_based, duplicates=duplicates,
                                   strict_order=strict_order, allow_nonfinite=allow_nonfinite,
                                   dtype="float32" if dtype is None else dtype,
@@ -485,8 +494,9 @@ class LibSVMIter(DataIter):
     def getdata(self):
         """``[CSRNDArray (batch, num_features)]`` of the current batch."""
         r = self._rows()
-        return [CSRNDArray._from_parts(r.values, r.indices, r.indptr,
-                                       (r.indptr.shape[0] - 1, self._data_shape[0]))]
+        return [place(CSRNDArray._from_parts(r.values, r.indices, r.indptr,
+                                             (r.indptr.shape[0] - 1, self._data_shape[0])),
+                      self._ctx)]
 
     def getlabel(self):
         """``[NDArray (batch,)]`` line labels, or ``[CSRNDArray (batch, width)]``; with
@@ -499,7 +509,7 @@ class LibSVMIter(DataIter):
             out = [NDArray(r.dense)]
         if r.weights is not None:
             out.append(NDArray(r.weights))
-        return out
+        return [place(a, self._ctx) for a in out]
 
     def getpad(self):
         """Padding rows at the end of the current batch (round_batch only)."""
