@@ -69,3 +69,12 @@ def test_split_and_load_places_each_part(n):
     assert [p.context for p in parts] == ctxs
     np.testing.assert_array_equal(np.concatenate([p.asnumpy() for p in parts]),
                                   np.arange(6).reshape(6, 1))
+
+
+def test_libsvm_batches_come_on_the_iterators_context(tmp_path):
+    path = tmp_path / "d.libsvm"
+    path.write_text("1 0:1 2:3\n0 1:2\n")
+    it = mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(3,), batch_size=2, ctx=mx.cpu(2))
+    batch = next(iter(it))
+    assert batch.data[0].context == mx.cpu(2) and batch.label[0].context == mx.cpu(2)
+    np.testing.assert_array_equal(batch.data[0].asnumpy(), [[1, 0, 3], [0, 2, 0]])

@@ -303,7 +303,7 @@ def _check_main(outs, world, tmp_path):
         assert "ShapeError" in msg and f"({R}, {D + 1})" in msg
         assert all(f"rank {q}:" in msg for q in range(1, world)) and "rank 0:" not in msg
         kind, msg = out["err_ops"]
-        assert "rank 0 called barrier; rank 1 called push: ['d']" in msg
+        assert "rank 0 called barrier; rank 1 called push: 'd' default float32" in msg
         kind, msg = out["err_dup"]
         assert f"failed on {world} of {world}" in msg and "duplicate init of key 'd'" in msg
 

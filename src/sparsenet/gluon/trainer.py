@@ -242,7 +242,10 @@ class Trainer:
         with autograd.pause():  # may run inside record() (a forward's row_sparse_data)
             for i, param in enumerate(self._params):
                 arrays = param._check_and_get(param._data, list)
-                kv.init(i, arrays[0])
+                if self._update_on_kvstore and isinstance(kv, KVStore):
+                    kv._adopt(i, arrays[0])  # the store updates the parameter's own array
+                else:
+                    kv.init(i, arrays[0])
                 if param._stype == "default":  # every worker starts from the store's value
                     kv.pull(i, arrays, priority=-i)
         self._kv_initialized = True
@@ -269,19 +272,20 @@ class Trainer:
                 if param.grad_req != "null" and param._grad is not None:
                     grad_store.sum_replicas(param._grad)
             return
+        if not indices:
+            return
         kv, fresh = self._kvstore, grad_store.fresh_buffers()
-        for i in indices:
-            param = self._params[i]
-            grads = param._grad
-            if self._update_on_kvstore:
-                for g in grads:  # consumed: the store updates the weight
-                    fresh.pop(id(g), None)
-                kv.push(i, grads, priority=-i)
-                if param._stype == "default":
-                    kv.pull(i, param._data, priority=-i)
-            else:
-                kv.push(i, grads, priority=-i)
-                kv.pull(i, grads, priority=-i, ignore_sparse=False)
+        grads = [self._params[i]._grad for i in indices]
+        kv.push(indices, grads)  # one call: a distributed store reduces every key together
+        if not self._update_on_kvstore:
+            kv.pull(indices, grads, ignore_sparse=False)
+            return
+        for block in grads:  # consumed: the store updated the weights
+            for g in block:
+                fresh.pop(id(g), None)
+        dense = [i for i in indices if self._params[i]._stype == "default"]
+        if dense:  # (a no-op for a parameter array the store holds itself)
+            kv.pull(dense, [self._params[i]._data for i in dense])
 
     def _row_sparse_pull(self, param, full, row_id):
         """Bring the rows ``row_id`` of ``param``'s local value ``full`` up to date from the

@@ -337,6 +337,11 @@ def agree(ok, message="", *, op, key=None, signature=""):
     DistributedError
         On every rank, naming the failing rank(s) and their messages.
     """
+    where = f"{op}" + (f" of key {key!r}" if key is not None else "")
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() == 1:
+        if not ok:  # one rank: nothing to exchange
+            raise DistributedError(f"{where} failed on 1 of 1 rank(s): rank 0: {message}")
+        return
     fp = _fingerprint(signature)
     flags = torch.tensor([0 if ok else 1, fp, -fp], dtype=torch.int64, device=_comm_device())
     with _guard(op, key):
@@ -345,7 +350,6 @@ def agree(ok, message="", *, op, key=None, signature=""):
     if flags[0] == 0 and flags[1] == -flags[2]:
         return
     reports = all_gather_objects((bool(ok), str(message), signature), op=op, key=key)
-    where = f"{op}" + (f" of key {key!r}" if key is not None else "")
     failed = [f"rank {r}: {m}" for r, (good, m, _) in enumerate(reports) if not good]
     if failed:
         raise DistributedError(f"{where} failed on {len(failed)} of {len(reports)} rank(s): "

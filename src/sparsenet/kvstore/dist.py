@@ -43,12 +43,12 @@ from ..base import (InvalidArgumentError, ShapeError, SparsenetError, StorageTyp
                     dtype_name)
 from ..context import cpu, place
 from ..ndarray.ndarray import NDArray
-from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
 from ..ops.binary import add_n
 from . import collective
 from .keys import check_key, checked_row_ids, flat_arrays, key_value_pairs
 from .kvstore import KVStore
+from .reduction import reduce_over_ranks
 from .sharded import ShardedRows
 
 __all__ = ["DistKVStore", "DIST_TYPES"]
@@ -161,54 +161,10 @@ class DistKVStore(KVStore):
             return place(NDArray(out[0]), value.context)
         return place(type(value)._from_parts(*out, value.shape), value.context)
 
-    def _merge(self, key, values):
-        result = {}
-
-        def check():
-            result["merged"] = KVStore._merge(self, key, values)
-            stored = self._store[key]
-            return f"key {key!r} {_describe(stored)}"
-        self._agree("push", check, key)
-        return result["merged"]
-
-    def _reduce(self, key, merged):
-        """The sum of every rank's ``merged``: all-reduce (dense) or all-gather (row_sparse)."""
-        world = collective.world_size()
-        sparse = merged.stype == ROW_SPARSE
-        nnz = merged._indices.numel() if sparse else merged.shape[0]
-        info = collective.allgather(torch.tensor([int(sparse), nnz], dtype=torch.int64),
-                                    op="push", key=key)
-        all_sparse = bool(info[:, 0].all())
-        counts = info[:, 1].tolist()
-        rows = merged.shape[0]
-        if all_sparse and world * max(counts) <= self.sparse_as_dense * rows:
-            return self._gather_rows(key, merged, counts)
-        if all_sparse:
-            return self._reduce_rows_densely(key, merged)
-        total = collective.all_reduce_sum(merged._dense_tensor(), op="push", key=key)
-        return place(NDArray(total), merged.context)
-
-    def _gather_rows(self, key, merged, counts):
-        ids, _ = collective.allgather_v(merged._indices, counts, op="push", key=key)
-        vals, _ = collective.allgather_v(merged._data, counts, op="push", key=key)
-        uniq, inverse = torch.unique(ids, sorted=True, return_inverse=True)
-        summed = vals.new_zeros((uniq.numel(),) + tuple(vals.shape[1:]))
-        summed.index_add_(0, inverse, vals)
-        return place(RowSparseNDArray._from_parts(summed, uniq, merged.shape), merged.context)
-
-    def _reduce_rows_densely(self, key, merged):
-        shape = merged.shape
-        width = 1
-        for s in shape[1:]:
-            width *= s
-        data = merged._data.reshape(merged._data.shape[0], width)
-        dense = data.new_zeros((shape[0], data.shape[1] + 1))
-        dense[merged._indices, :-1] = data
-        dense[merged._indices, -1] = 1
-        total = collective.all_reduce_sum(dense, op="push", key=key)
-        ids = torch.nonzero(total[:, -1]).reshape(-1)
-        rows = total[ids, :-1].reshape((ids.numel(),) + tuple(shape[1:]))
-        return place(RowSparseNDArray._from_parts(rows, ids, shape), merged.context)
+    def _reduce_all(self, merged):
+        """Every rank's sum of this push's ``{key: merged}``, all keys in a few collectives
+        (:func:`~sparsenet.kvstore.reduction.reduce_over_ranks`)."""
+        return reduce_over_ranks(merged, self.sparse_as_dense)
 
     # ------------------------------------------------------------------ init
     def _check_new(self, keys):
@@ -320,42 +276,45 @@ class DistKVStore(KVStore):
         See :meth:`KVStore.push`; a sharded key's rows go to their owners, which
         apply the optimizer to their shard.
         """
-        grouped = {}
+        grouped, merged, tables = {}, {}, {}
 
-        def check():
+        def check():  # every key's local sum, checked; one agreement for the whole push
             grouped.clear()
+            merged.clear()
+            tables.clear()
             for k, values in key_value_pairs(key, value, "value"):
                 if k not in self._store and k not in self._sharded:
                     raise InvalidArgumentError(f"kvstore push: key {k!r} has not been "
                                                f"initialized; call kv.init({k!r}, value) first")
                 grouped.setdefault(k, []).extend(values)
-            return repr(list(grouped))
+            described = []
+            for k, values in grouped.items():
+                if k in self._sharded:
+                    tables[k] = self._merge_for_table(k, self._sharded[k], values)
+                    described.append(f"{k!r} sharded")
+                else:
+                    merged[k] = self._merge(k, values)
+                    described.append(f"{k!r} {_describe(self._store[k])}")
+            return ", ".join(described)
         self._agree("push", check)
-        for k, values in grouped.items():
-            if k in self._sharded:
-                table = self._sharded[k]
-                merged = self._merge_for_table(k, table, values)
-                table.push(merged, self._updater_for(k))
-            else:
-                super().push(k, values, priority)
+        for k, total in self._reduce_all(merged).items():
+            self._apply(k, total)
+        for k, m in tables.items():
+            self._sharded[k].push(m, self._updater_for(k))
 
-    def _merge_for_table(self, key, table, values):
-        result = {}
-
-        def check():
-            for v in values:
-                if tuple(v.shape) != table.shape:
-                    raise ShapeError(f"kvstore push of key {key!r}: value has shape {v.shape}, "
-                                     f"the key was initialized with shape {table.shape}")
-                if v.stype not in (DEFAULT, ROW_SPARSE):
-                    raise StorageTypeError(f"kvstore push of key {key!r}: expected default or "
-                                           f"row_sparse values, got a {v.stype} value")
-            moved = [(v if v.dtype == table.dtype else v.astype(table.dtype))
-                     .as_in_context(table.ctx) for v in values]
-            result["merged"] = moved[0] if len(moved) == 1 else add_n(*moved)
-            return f"{key!r}"
-        self._agree("push", check, key)
-        return result["merged"]
+    @staticmethod
+    def _merge_for_table(key, table, values):
+        """This process's sum of the values pushed for the sharded ``key`` (checked)."""
+        for v in values:
+            if tuple(v.shape) != table.shape:
+                raise ShapeError(f"kvstore push of key {key!r}: value has shape {v.shape}, "
+                                 f"the key was initialized with shape {table.shape}")
+            if v.stype not in (DEFAULT, ROW_SPARSE):
+                raise StorageTypeError(f"kvstore push of key {key!r}: expected default or "
+                                       f"row_sparse values, got a {v.stype} value")
+        moved = [(v if v.dtype == table.dtype else v.astype(table.dtype))
+                 .as_in_context(table.ctx) for v in values]
+        return moved[0] if len(moved) == 1 else add_n(*moved)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy ``key``'s value into ``out`` (see :meth:`KVStore.pull`).

@@ -11,7 +11,7 @@ context; ``row_sparse_pull`` copies only the rows asked for.
 came from (on ``cpu(0)`` for host values). Both give the same numbers.
 
 The methods a distributed store (:class:`sparsenet.kvstore.dist.DistKVStore`)
-overrides are :meth:`KVStore._init_value` and :meth:`KVStore._reduce`; here they
+overrides are :meth:`KVStore._init_value` and :meth:`KVStore._reduce_all`; here they
 return their argument.
 
 >>> import sparsenet as mx
@@ -103,8 +103,9 @@ class KVStore(UpdatingStore):
         """The value a key starts with (a distributed store returns rank 0's)."""
         return value
 
-    def _reduce(self, key, merged):
-        """The sum over workers of this process's pushed sum (here: ``merged`` itself)."""
+    def _reduce_all(self, merged):
+        """The sums over the workers of this process's pushed sums ``{key: merged}`` (here:
+        ``merged`` itself); a distributed store reduces every key of one push together."""
         return merged
 
     def _store_context(self, value):
@@ -219,13 +220,30 @@ class KVStore(UpdatingStore):
         grouped = {}
         for k, values in key_value_pairs(key, value, "value"):
             grouped.setdefault(k, []).extend(values)
-        for k, values in grouped.items():
-            merged = self._reduce(k, self._merge(k, values))
-            stored = self._store[k]
-            if self._updater is not None:
-                self._updater(k.encode() if isinstance(k, str) else k, merged, stored)
-            else:
-                merged.copyto(stored)
+        merged = {k: self._merge(k, values) for k, values in grouped.items()}
+        for k, total in self._reduce_all(merged).items():
+            self._apply(k, total)
+
+    def _apply(self, key, total):
+        """Update the stored value of ``key`` with the pushed ``total``; without an updater
+        ``total`` (the store's own array) becomes the value, in its storage type, as MXNet
+        keeps the pushed sum."""
+        if self._updater is not None:
+            self._updater(key.encode() if isinstance(key, str) else key, total,
+                          self._store[key])
+        else:
+            self._store[key] = total
+
+    def _adopt(self, key, value):
+        """Initialise ``key`` (see :meth:`init`) and keep ``value`` itself as the stored
+        array, rank 0's value written into it: the caller (a Trainer's parameter) and the
+        store then share one array, so pulling the updated weight back costs nothing."""
+        self.init(key, value)
+        stored = self._store[key]
+        if (stored.context == value.context and stored.stype == value.stype
+                and stored.dtype == value.dtype):
+            stored.copyto(value)
+            self._store[key] = value
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the value of ``key`` into ``out`` (every array of it, each on its own context).

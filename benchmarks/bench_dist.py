@@ -1,0 +1,312 @@
+"""Distributed training on one machine: seed 000's row_sparse model on 1 and 2 ranks, and
+the cost of aggregating row_sparse gradients by all-gather vs by dense all-reduce.
+
+    python benchmarks/bench_dist.py [--ranks 1,2] [--samples 20000] [--batch 100]
+                                    [--epochs 3] [--threads 1] [--parts train,comm]
+                                    [--via kvstore,trainer,trainer-local]
+                                    [--densities 0.001,0.01,0.1,0.5] [--rows 1000000]
+                                    [--dim 128] [--reps 5] [--comm-ranks 2]
+
+Every run is a job of ``sparsenet launch -n W`` (torchrun, gloo over loopback),
+with ``--threads`` torch threads per rank; this script is both the driver and
+the workers (``--worker``).
+
+``train``: samples/s of seed 000's third network (``FullyConnectedSparse`` with a
+1,000,000 x 128 weight and ``grad_stype='row_sparse'``, two small dense layers,
+``SigmoidBinaryCrossEntropyLoss``, SGD lr 0.1; ``examples/seed000_model.py``) on
+``--samples`` rows of the seed's data (density 1e-5, label = row sum above the
+mean), written once as a LibSVM file. Each rank reads its part with
+``LibSVMIter(num_parts=W, part_index=rank)`` (batches held in memory; every rank
+trains on as many full batches as the smallest part has). Gradients are summed
+over the ranks through ``mx.kv.create('dist_sync')`` (the row_sparse weight
+gradient is all-gathered as (row ids, rows) and coalesced, the dense ones
+all-reduced), in one of these ways (``--via``):
+
+* ``kvstore``: the weights start equal through ``kv.init``/``kv.pull`` of rank 0's
+  values; each step pushes every gradient (one ``kv.push`` of all keys), pulls the
+  sums back into the gradients and runs a local ``Trainer`` step, the same lazy
+  update on every rank (MXNet's ``update_on_kvstore=False``, written out);
+* ``trainer``: ``Trainer(..., kvstore=kv)`` (the store runs the optimizer);
+* ``trainer-local``: ``Trainer(..., kvstore=kv, update_on_kvstore=False)``.
+
+A first row runs the same loop in one process without a store. samples/s counts
+every rank's samples; the share column is the time in ``trainer.step`` plus the
+explicit push and pull.
+
+``comm``: per row_sparse push of a ``--rows`` x ``--dim`` float32 key, each rank
+pushing ``density * rows`` distinct random rows: the bytes each rank sends (ring
+algorithms: all-gather of the ids and rows, padded to the largest rank's count,
+``(W-1) * max_nnz * (8 + 4*dim)``; all-reduce of the densified rows plus a
+marker column, ``2 (W-1)/W * rows * (dim+1) * 4``), the bytes that crossed the
+loopback interface per rank (``/proc/net/dev``; any other loopback traffic on
+the machine adds to it), and the median time of ``kv.push`` with
+``DistKVStore.sparse_as_dense`` forcing each method, and with its default rule.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+
+import sparsenet as mx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "examples"))
+from seed000_model import build_net  # noqa: E402
+
+NUM_FEATURES = 1_000_000
+VARIANT = 3  # FullyConnectedSparse, row_sparse weight gradient
+
+
+# ---------------------------------------------------------------------- driver
+def make_libsvm(path, num_samples, seed=0):
+    """Seed 000's data (density 1e-5, label: row sum above the mean) as a LibSVM file."""
+    np.random.seed(seed)
+    data = mx.test_utils.rand_ndarray((num_samples, NUM_FEATURES), stype='csr', density=0.00001)
+    sums = data.sum(axis=1)
+    label = sums > sums.mean()
+    mx.io.save_libsvm(path, data, label)
+
+
+def launch(world, worker, args, tmp, **extra):
+    """Run ``worker`` on ``world`` ranks with ``sparsenet launch``; return rank 0's JSON."""
+    out = os.path.join(tmp, f"{worker}-{world}-{extra.get('mode', '')}.json")
+    opts = {"worker": worker, "out": out, "batch": args.batch, "epochs": args.epochs,
+            "threads": args.threads, "rows": args.rows, "dim": args.dim, "reps": args.reps,
+            "densities": ",".join(f"{d:g}" for d in args.densities), **extra}
+    cmd = [sys.executable, "-m", "sparsenet.cli", "launch", "-n", str(world),
+           "--timeout", f"{args.timeout:g}", os.path.abspath(__file__)]
+    for name, value in opts.items():
+        cmd += [f"--{name}", str(value)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    subprocess.run(cmd, env=env, check=True)
+    with open(out) as f:
+        return json.load(f)
+
+
+def report_train(results, args):
+    print(f"\nSeed 000 variant 3 (1,000,000 x 128 weight, row_sparse gradient), "
+          f"{args.samples:,} samples, batch {args.batch} per rank, {args.threads} thread(s) "
+          f"per rank, median of {args.epochs} epochs\n")
+    print("| ranks | gradient aggregation | batches per rank | s per epoch | samples/s "
+          "(all ranks) | vs one process | share of time in aggregation + update | "
+          "final loss |")
+    print("|---|---|---|---|---|---|---|---|")
+    base = None
+    for res in results:
+        sps = res["samples"] / res["epoch_s"]
+        base = base or sps
+        print(f"| {res['world']} | {VIA[res['via']]} | {res['batches']} | {res['epoch_s']:.2f} | "
+              f"{sps:,.0f} | {sps / base:.2f}x | {100 * res['step_share']:.0f} % | "
+              f"{res['loss']:.4f} |")
+
+
+def report_comm(res, args):
+    w = res["world"]
+    print(f"\nRow_sparse push of a {args.rows:,} x {args.dim} float32 key on {w} ranks "
+          f"(gloo, loopback), median of {args.reps}\n")
+    print("| density per rank | rows per rank | gather: bytes sent per rank (model / "
+          "loopback) | dense: bytes sent per rank (model / loopback) | gather ms | dense ms "
+          "| default rule picks | default ms |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in res["rows"]:
+        g, d = row["gather"], row["dense"]
+        print(f"| {row['density']:g} | {row['nnz']:,} | {_mb(g['model'])} / {_mb(g['lo'])} | "
+              f"{_mb(d['model'])} / {_mb(d['lo'])} | {g['ms']:.1f} | {d['ms']:.1f} | "
+              f"{row['auto_picks']} | {row['auto']['ms']:.1f} |")
+
+
+def _mb(n):
+    return f"{n / 1e6:,.2f} MB"
+
+
+# ---------------------------------------------------------------------- workers
+def _sync_min(value):
+    """The smallest ``value`` over the ranks (plain torch.distributed, outside the kvstore)."""
+    import torch.distributed as dist  # the process group exists once the kvstore is made
+    t = torch.tensor([value], dtype=torch.int64)
+    dist.all_reduce(t, op=dist.ReduceOp.MIN)
+    return int(t.item())
+
+
+#: How the train worker aggregates gradients (``--via``).
+VIA = {
+    "none": "none (one process, no kvstore)",
+    "kvstore": "kv.push + kv.pull, local Trainer step",
+    "trainer": "Trainer(kvstore=kv)",
+    "trainer-local": "Trainer(kvstore=kv, update_on_kvstore=False)",
+}
+
+
+def train_worker(args):
+    world, rank = int(os.environ["WORLD_SIZE"]), int(os.environ["RANK"])
+    kv = mx.kv.create('dist_sync') if args.mode != "none" else None
+    it = mx.io.LibSVMIter(data_libsvm=args.data, data_shape=(NUM_FEATURES,),
+                          batch_size=args.batch, num_parts=world, part_index=rank)
+    batches = [(b.data[0], b.label[0]) for b in it if not b.pad]
+    if kv is not None:
+        batches = batches[:_sync_min(len(batches))]
+    mx.random.seed(rank)  # different on purpose: the store makes rank 0's weights everyone's
+    net = build_net(VARIANT, NUM_FEATURES)
+    params = [net.collect_params()[k] for k in sorted(net.collect_params().keys())]
+    sgd = ('sgd', {'learning_rate': 0.1})
+    if args.mode in ("none", "kvstore"):
+        trainer = mx.gluon.Trainer(params, *sgd, kvstore=None)
+    else:
+        trainer = mx.gluon.Trainer(params, *sgd, kvstore=kv,
+                                   update_on_kvstore=args.mode == "trainer")
+    loss_fn = mx.gluon.loss.SigmoidBinaryCrossEntropyLoss()
+    keys = [f"g{i}" for i in range(len(params))]
+    if args.mode == "kvstore":
+        for i, p in enumerate(params):
+            kv.init(f"w{i}", p.data())
+            kv.pull(f"w{i}", out=p.data())
+            g = p.grad()
+            kv.init(f"g{i}", mx.nd.sparse.zeros(g.stype, g.shape) if g.stype != "default"
+                    else mx.nd.zeros(g.shape))
+
+    def epoch():
+        total, step_s = 0.0, 0.0
+        for data, label in batches:
+            with mx.autograd.record():
+                loss = loss_fn(net(data), label)
+            loss.backward()
+            t0 = time.perf_counter()
+            if args.mode == "kvstore":
+                grads = [p.grad() for p in params]
+                kv.push(keys, grads)  # one call for every key
+                kv.pull(keys, out=grads, ignore_sparse=False)
+            trainer.step(args.batch * world)
+            step_s += time.perf_counter() - t0
+            total += float(loss.mean().asscalar())
+        return total / len(batches), step_s
+
+    epoch()  # warm-up
+    times, steps, loss = [], [], None
+    for _ in range(args.epochs):
+        if kv is not None:
+            kv.barrier()
+        t0 = time.perf_counter()
+        loss, step_s = epoch()
+        if kv is not None:
+            kv.barrier()
+        times.append(time.perf_counter() - t0)
+        steps.append(step_s)
+    if rank == 0:
+        ep = statistics.median(times)
+        _write(args.out, {"world": world, "via": args.mode, "batches": len(batches),
+                          "samples": world * len(batches) * args.batch, "epoch_s": ep,
+                          "step_share": statistics.median(steps) / ep, "loss": loss})
+
+
+def _loopback_tx():
+    with open("/proc/net/dev") as f:
+        for line in f:
+            name, _, rest = line.partition(":")
+            if name.strip() == "lo":
+                return int(rest.split()[8])  # transmit bytes
+    return 0
+
+
+def comm_worker(args):
+    kv = mx.kv.create('dist_sync')
+    world, rank = kv.num_workers, kv.rank
+    rows, dim = args.rows, args.dim
+    default_rule = type(kv).sparse_as_dense
+    out = []
+    for density in args.densities:
+        nnz = max(1, int(round(density * rows)))
+        gen = torch.Generator().manual_seed(1000 + rank)
+        ids = torch.randperm(rows, generator=gen)[:nnz].sort().values
+        vals = torch.randn(nnz, dim, generator=gen)
+        grad = mx.nd.sparse.row_sparse_array((vals.numpy(), ids.numpy()), shape=(rows, dim))
+        key = f"density{density:g}"
+        kv.init(key, mx.nd.sparse.zeros('row_sparse', (rows, dim)))
+        max_nnz = nnz  # every rank pushes the same number of rows
+        row = {"density": density, "nnz": nnz}
+        for method, rule in (("gather", float("inf")), ("dense", 0.0), ("auto", default_rule)):
+            kv.sparse_as_dense = rule
+            kv.push(key, grad)  # warm-up
+            ms, lo = [], []
+            for _ in range(args.reps):
+                kv.barrier()
+                b0, t0 = _loopback_tx(), time.perf_counter()
+                kv.push(key, grad)
+                t1 = time.perf_counter()
+                kv.barrier()
+                ms.append((t1 - t0) * 1e3)
+                lo.append((_loopback_tx() - b0) / world)
+            model = ((world - 1) * max_nnz * (8 + 4 * dim) if method == "gather"
+                     else 2 * (world - 1) / world * rows * (dim + 1) * 4)
+            row[method] = {"ms": statistics.median(ms), "lo": statistics.median(lo),
+                           "model": model}
+        row["auto_picks"] = ("gather" if world * max_nnz <= default_rule * rows else "dense")
+        out.append(row)
+    if rank == 0:
+        _write(args.out, {"world": world, "rows": out})
+
+
+def _write(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f)
+
+
+# ---------------------------------------------------------------------- main
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
+    ap.add_argument("--ranks", default="1,2", help="world sizes of the train part")
+    ap.add_argument("--parts", default="train,comm")
+    ap.add_argument("--samples", type=int, default=20000)
+    ap.add_argument("--batch", type=int, default=100, help="batch size per rank")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads per rank")
+    ap.add_argument("--via", default="kvstore",
+                    type=lambda s: s.split(","),
+                    help="gradient aggregation of the ranks' rows: kvstore (push + pull, local "
+                         "step), trainer (Trainer(kvstore=kv)), trainer-local "
+                         "(update_on_kvstore=False); the one-process row always runs")
+    ap.add_argument("--densities", default="0.001,0.01,0.1,0.5",
+                    type=lambda s: [float(x) for x in s.split(",")])
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--dim", type=int, default=128)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--comm-ranks", type=int, default=2)
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="SPARSENET_DIST_TIMEOUT of the workers (seconds)")
+    ap.add_argument("--worker", choices=("train", "comm"), help=argparse.SUPPRESS)
+    ap.add_argument("--out", help=argparse.SUPPRESS)
+    ap.add_argument("--data", help=argparse.SUPPRESS)
+    ap.add_argument("--mode", choices=tuple(VIA), help=argparse.SUPPRESS)
+    return ap.parse_args(argv)
+
+
+def main():
+    args = parse_args()
+    torch.set_num_threads(args.threads)
+    if args.worker == "train":
+        return train_worker(args)
+    if args.worker == "comm":
+        return comm_worker(args)
+    parts = args.parts.split(",")
+    with tempfile.TemporaryDirectory() as tmp:
+        if "train" in parts:
+            data = os.path.join(tmp, "seed000.libsvm")
+            make_libsvm(data, args.samples)
+            results = [launch(1, "train", args, tmp, data=data, mode="none")]
+            for w in (int(r) for r in args.ranks.split(",")):
+                for via in args.via:
+                    results.append(launch(w, "train", args, tmp, data=data, mode=via))
+            report_train(results, args)
+        if "comm" in parts:
+            report_comm(launch(args.comm_ranks, "comm", args, tmp), args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
