@@ -15,7 +15,7 @@ from sparsenet.kvstore import collective
 from sparsenet.kvstore.sharded import shard_bounds
 from tests.kvstore.dist_helpers import run_ranks
 
-TIMEOUT = 4.0
+TIMEOUT = 6.0
 
 
 def scenario_failure(rank, world, mode):

@@ -59,7 +59,7 @@ _LAUNCH_HINT = ("launch the script with `torchrun --nproc-per-node=N script.py` 
                 "and MASTER_PORT), or call torch.distributed.init_process_group first")
 # how long a failed collective waits for a dead peer's process to disappear before the
 # error is raised without naming it (a rank that raised may still be printing its traceback)
-_DEATH_GRACE = 1.5
+_DEATH_GRACE = 3.0
 
 
 class _State:

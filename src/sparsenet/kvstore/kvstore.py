@@ -202,7 +202,7 @@ class KVStore(UpdatingStore):
         -----
         With an optimizer, ``updater(key, summed, stored)`` updates the stored value
         in place (a str key is passed as ``bytes``, as MXNet does); without one, the
-        stored value becomes the sum (kept in the key's storage type).
+        stored value becomes the sum, in the sum's storage type (as MXNet keeps the pushed sum).
 
         Examples
         --------
