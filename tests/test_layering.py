@@ -31,7 +31,8 @@ LAYERS = [
     ("torch_compat", ["sparsenet.torch_compat"]),
     ("recording", ["sparsenet.recording"]),
     ("ndarray containers", ["sparsenet.ndarray.*"]),
-    ("ops", ["sparsenet.ops", "sparsenet.ops.*", "sparsenet.random", "sparsenet.random_ops"]),
+    ("ops", ["sparsenet.ops", "sparsenet.ops.*", "sparsenet.random", "sparsenet.random_ops",
+             "sparsenet.operator", "sparsenet.operator.*"]),
     # mx.nd and its sub-namespaces: the containers plus the operators, by name
     ("nd namespace", ["sparsenet.ndarray", "sparsenet.ndarray.sparse",
                       "sparsenet.ndarray.contrib", "sparsenet.ndarray._internal"]),

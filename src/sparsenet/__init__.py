@@ -16,6 +16,7 @@ from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
 from . import ndarray
 from . import ndarray as nd
 from . import autograd, random
+from . import operator
 from . import io
 from . import optimizer, lr_scheduler
 from . import kvstore
@@ -36,4 +37,4 @@ __version__ = "0.1.0"
 __all__ = ["base", "config", "context", "attribute", "AttrScope", "MXNetError", "SparsenetError",
            "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
            "test_utils", "io", "optimizer", "lr_scheduler", "kvstore", "kv", "initializer", "init", "gluon",
-           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod", "runtime"]
+           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod", "runtime", "operator"]

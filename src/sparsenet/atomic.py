@@ -11,11 +11,14 @@ keeps the mode of the file it replaces (or the umask default).
 >>> open(p, 'rb').read()
 b'hello'
 """
+import errno
 import os
 import stat
 import tempfile
 
 __all__ = ["atomic_write"]
+
+_NO_ROOM = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
 
 
 def _default_mode():
@@ -24,8 +27,34 @@ def _default_mode():
     return 0o666 & ~umask
 
 
+def _disk_full(folder):
+    try:
+        return os.statvfs(folder).f_bavail == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _write_failure(error, path, folder):
+    """An ``OSError`` naming ``path`` for a write that failed for lack of room (a full disk,
+    a quota, a file-size limit), whether the OS said so or a writer library (torch's
+    archive writer says ``unexpected pos``); None for other failures."""
+    code = None
+    if isinstance(error, OSError) and error.errno in _NO_ROOM:
+        code = error.errno
+    elif isinstance(error, RuntimeError) and (_disk_full(folder)
+                                              or "unexpected pos" in str(error)):
+        code = errno.ENOSPC if _disk_full(folder) else errno.EIO
+    if code is None:
+        return None
+    return OSError(code, f"{os.strerror(code)} while writing the file; the previous file, if "
+                         f"any, is kept unchanged", path)
+
+
 def atomic_write(path, write):
     """Write a file atomically: ``write(fileobj)`` fills it; ``path`` appears only when complete.
+
+    A write that fails for lack of room (a full disk, a quota, a file-size limit) raises
+    ``OSError`` with that errno, naming ``path``; the old file is kept.
 
     Parameters
     ----------
@@ -48,11 +77,14 @@ def atomic_write(path, write):
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        failed = _write_failure(e, path, folder)
+        if failed is not None:
+            raise failed from e
         raise
     try:
         dfd = os.open(folder, os.O_RDONLY)

@@ -14,7 +14,7 @@ __all__ = [
     "InvalidArgumentError", "InvalidArgumentTypeError", "ShapeError", "IndexOutOfRangeError",
     "UnknownOperatorError", "DistributedError",
     "OperatorArgumentError", "ParameterAssertionError", "NotImplementedForSymbol",
-    "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name",
+    "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name", "as_shape",
     "py_str", "string_types", "numeric_types", "integer_types",
 ]
 
@@ -249,3 +249,38 @@ def dtype_name(dtype):
     'float16'
     """
     return numpy_dtype(dtype).name
+
+
+def as_shape(shape, name="shape"):
+    """``shape`` (an int or a sequence of ints) as a tuple of non-negative Python ints.
+
+    Booleans, floats and other non-integral values raise
+    :class:`InvalidArgumentTypeError`, negative dimensions :class:`ShapeError`
+    (MXNet raises for both), each naming the argument.
+
+    >>> as_shape(3), as_shape((2, np.int64(4)))
+    ((3,), (2, 4))
+    >>> as_shape((2.5, 3))
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.InvalidArgumentTypeError: shape: expected non-negative integer dimensions, got (2.5, 3) (dimension 0 is float)
+    >>> as_shape((-1, 3), 'data_shape')
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.ShapeError: data_shape: expected non-negative integer dimensions, got (-1, 3) (dimension 0 is negative)
+    """
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    try:
+        dims = tuple(dims)
+    except TypeError:
+        raise InvalidArgumentTypeError(f"{name}: expected an int or a tuple of ints, got "
+                                       f"{type(shape).__name__} {shape!r}") from None
+    for i, d in enumerate(dims):
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise InvalidArgumentTypeError(f"{name}: expected non-negative integer dimensions, "
+                                           f"got {shape!r} (dimension {i} is "
+                                           f"{type(d).__name__})")
+        if d < 0:
+            raise ShapeError(f"{name}: expected non-negative integer dimensions, got {shape!r} "
+                             f"(dimension {i} is negative)")
+    return tuple(int(d) for d in dims)

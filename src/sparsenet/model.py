@@ -17,6 +17,7 @@ Both are written atomically, so a crash never leaves a truncated file.
 import collections
 import os
 
+from .atomic import atomic_write
 from .base import FileFormatError
 from .ndarray import serialization
 from .symbol.symbol import load as load_symbol
@@ -56,11 +57,14 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params, remove_amp_ca
     ['net-0002.params', 'net-symbol.json']
     """
     sym_path, params_path = checkpoint_paths(prefix, epoch)
-    if symbol is not None:
-        symbol.save(sym_path)
+    # everything is built (and checked) before anything is written, and the parameters are
+    # written first: a failure never leaves the shared symbol file paired with older params
+    text = symbol.tojson().encode("utf-8") if symbol is not None else None
     data = {f"arg:{k}": v for k, v in (arg_params or {}).items()}
     data.update({f"aux:{k}": v for k, v in (aux_params or {}).items()})
     serialization.save(params_path, data)
+    if text is not None:
+        atomic_write(sym_path, lambda f: f.write(text))
 
 
 def load_params(prefix, epoch):

@@ -25,7 +25,7 @@ import numbers
 import numpy as np
 import torch
 
-from .base import InvalidArgumentError, InvalidArgumentTypeError, torch_dtype
+from .base import InvalidArgumentError, InvalidArgumentTypeError, as_shape, torch_dtype
 from .context import as_context, place
 from .ndarray.ndarray import NDArray, copy_into
 from .ops import sampling
@@ -51,7 +51,7 @@ def seed(seed_state, ctx="all"):
 def _shape(shape, default):
     if shape is None:
         return default
-    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return as_shape(shape)
 
 
 def _finish(t, out, ctx):

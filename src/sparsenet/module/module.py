@@ -28,6 +28,7 @@ import torch
 
 from .. import initializer as init_mod
 from .. import kvstore as kvstore_mod
+from ..atomic import atomic_write
 from .. import optimizer as opt
 from ..context import as_context, cpu
 from ..initializer import InitDesc
@@ -588,8 +589,9 @@ class Module(BaseModule):
         sym_path, params_path = checkpoint_paths(prefix, epoch)
         arg_params, aux_params = self.get_params()
         if self._kvstore is None or self._kvstore.rank == 0:
-            self._symbol.save(sym_path)
-            self._write_params(params_path, arg_params, aux_params)
+            text = self._symbol.tojson().encode("utf-8")
+            self._write_params(params_path, arg_params, aux_params)  # first: see model.py
+            atomic_write(sym_path, lambda f: f.write(text))
         if save_optimizer_states:
             self.save_optimizer_states(f"{prefix}-{int(epoch):04d}.states")
 

@@ -68,6 +68,7 @@ from ..ops.update_rules import (sgd_update, sgd_mom_update, mp_sgd_update, mp_sg
                                 lamb_update_phase2)
 from ..ops.loss import (l2_loss, l1_loss, sigmoid_bce_loss, softmax_ce_loss, logistic_loss,
                         hinge_loss, squared_hinge_loss, huber_loss, kldiv_loss)
+from ..operator.custom import Custom
 from .. import random
 from ..ops.sampling import shuffle
 from ..random_ops import (random_uniform, random_normal, random_gamma, random_exponential,
@@ -132,5 +133,5 @@ __all__ = [
     "sample_uniform", "sample_normal", "sample_gamma", "sample_exponential", "sample_poisson",
     "sample_negative_binomial", "sample_generalized_negative_binomial", "sample_multinomial",
     "uniform", "normal", "shuffle", "softmin", "broadcast_like", "diag", "depth_to_space",
-    "space_to_depth", "split_v2", "shape_array", "size_array", "reset_arrays",
+    "space_to_depth", "split_v2", "shape_array", "size_array", "reset_arrays", "Custom",
 ]

@@ -16,14 +16,15 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from ..base import InvalidArgumentError, mx_real_t, torch_dtype
+from ..base import (InvalidArgumentError, InvalidArgumentTypeError, SparseFormatError, as_shape,
+                    mx_real_t, numpy_dtype, torch_dtype)
 from ..context import as_context, place
 from . import memory
 from .cast_storage import dense_to_csr, dense_to_row_sparse
 from .csr import CSRNDArray
 from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
-from .stype import CSR, DEFAULT, ROW_SPARSE, check_stype
+from .stype import CSR, DEFAULT, ROW_SPARSE, check_csr, check_stype
 
 __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye",
            "csr_matrix", "row_sparse_array", "sparse_zeros", "sparse_empty", "sparse_array",
@@ -31,9 +32,7 @@ __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye
 
 
 def _shape(shape):
-    if isinstance(shape, (int, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    return as_shape(shape)
 
 
 def _device(ctx):
@@ -47,6 +46,17 @@ def _on(array, ctx):
     return place(array, as_context(ctx))
 
 
+def _widened(dtype, what):
+    """The supported dtype values of NumPy ``dtype`` are stored in (float64 for other
+    floats, int64 for other integers); complex, string and date values raise."""
+    if dtype.kind == "f":
+        return np.float64
+    if dtype.kind in "iu":
+        return np.int64
+    raise InvalidArgumentTypeError(f"cannot make an array from {what} of dtype {dtype}: "
+                                   f"expected real numbers (float, int or bool)")
+
+
 def _to_tensor(value, dtype=None, device=None):
     """Tensor copy of an array-like; ``dtype`` None keeps the source's dtype."""
     if isinstance(value, NDArray):
@@ -58,9 +68,15 @@ def _to_tensor(value, dtype=None, device=None):
         if a.dtype == object:
             raise TypeError(f"cannot make an array from {type(value).__name__} with "
                             f"irregular or non-numeric content")
+        if a.dtype.kind in "US" and dtype is not None:  # MXNet: np.array(strings, dtype)
+            try:
+                a = a.astype(numpy_dtype(dtype))
+            except ValueError as e:
+                raise InvalidArgumentTypeError(f"cannot make a {dtype} array from the strings "
+                                               f"of {type(value).__name__}: {e}") from None
         if a.dtype not in (np.float16, np.float32, np.float64, np.int8, np.uint8, np.int16,
                            np.int32, np.int64, np.bool_):
-            a = a.astype(np.float64 if a.dtype.kind == "f" else np.int64)
+            a = a.astype(_widened(a.dtype, type(value).__name__))
         t = torch.from_numpy(np.ascontiguousarray(a))
     out = t.to(device=device if device is not None else t.device,
                dtype=torch_dtype(dtype) if dtype is not None else t.dtype)
@@ -374,28 +390,53 @@ def _check_coo(row, col, shape):
                              f"[0, {shape[1]})")
 
 
-def from_scipy(matrix, ctx=None, dtype=None):
+def _check_scipy_parts(indices, indptr, shape):
+    """The CSR invariants a SciPy matrix may break (SciPy itself allows unsorted and
+    repeated columns, which are summed and sorted afterwards)."""
+    check_csr(torch.zeros(indices.numel()), indices, indptr, shape, full=False)
+    if indptr.numel() > 1 and bool((indptr[1:] < indptr[:-1]).any()):
+        row = int(torch.nonzero(indptr[1:] < indptr[:-1])[0])
+        raise SparseFormatError(f"invalid CSR array: indptr decreases at row {row} "
+                                f"({int(indptr[row])} then {int(indptr[row + 1])})")
+    bad = (indices < 0) | (indices >= shape[1])
+    if bool(bad.any()):
+        pos = int(torch.nonzero(bad)[0])
+        raise SparseFormatError(f"invalid CSR array: column index {int(indices[pos])} at "
+                                f"position {pos} is out of range [0, {shape[1]})")
+
+
+def from_scipy(matrix, ctx=None, dtype=None, validate=True):
     """Convert any SciPy sparse matrix to a :class:`CSRNDArray` (duplicates summed).
+
+    The parts are checked as every constructor checks them (column indices in
+    range, ``indptr`` non-decreasing...; a :class:`~sparsenet.base.SparseFormatError`
+    otherwise); ``validate=False`` skips that for parts valid by construction.
 
     >>> import scipy.sparse as sp, sparsenet as mx
     >>> mx.nd.sparse.csr_matrix(sp.identity(2, format='coo')).indptr.asnumpy()
     array([0, 1, 2])
     """
     m = sp.csr_matrix(matrix, copy=True)
+    shape = as_shape(m.shape)
+    indices = torch.from_numpy(m.indices.astype(np.int64))
+    indptr = torch.from_numpy(m.indptr.astype(np.int64))
+    if validate:  # before SciPy's own passes, which trust the parts
+        _check_scipy_parts(indices, indptr, shape)
     if not m.has_canonical_format:
         m.sum_duplicates()
     m.sort_indices()
     device = _device(ctx)
-    data = torch.from_numpy(np.ascontiguousarray(m.data))
+    values = m.data
+    if dtype is None and values.dtype not in (np.float16, np.float32, np.float64, np.int32,
+                                              np.int64, np.int8, np.uint8, np.bool_):
+        values = values.astype(_widened(values.dtype, "a SciPy sparse matrix"))
+    data = torch.from_numpy(np.ascontiguousarray(values))
     if dtype is not None:
         data = data.to(torch_dtype(dtype))
-    elif data.dtype not in (torch.float16, torch.float32, torch.float64, torch.int32,
-                           torch.int64, torch.int8, torch.uint8, torch.bool):
-        data = data.to(torch.float64)
     return _on(CSRNDArray._from_parts(data.to(device),
                                       torch.from_numpy(m.indices.astype(np.int64)).to(device),
                                       torch.from_numpy(m.indptr.astype(np.int64)).to(device),
-                                      tuple(int(s) for s in m.shape)), ctx)
+                                      shape), ctx)
 
 
 def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):

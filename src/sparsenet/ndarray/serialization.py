@@ -20,7 +20,8 @@ import os
 import torch
 
 from ..atomic import atomic_write
-from ..base import FileFormatError, SparseFormatError, numpy_dtype
+from ..base import (FileFormatError, InvalidArgumentError, InvalidArgumentTypeError,
+                    SparseFormatError, numpy_dtype)
 from . import mxnet_format
 from .csr import CSRNDArray
 from .ndarray import NDArray
@@ -41,25 +42,28 @@ def _named(data):
     if isinstance(data, dict):
         for k in data:
             if not isinstance(k, str):
-                raise TypeError(f"save: dict keys must be str, got {type(k).__name__}")
+                raise InvalidArgumentTypeError(f"save: dict keys must be str, got "
+                                               f"{type(k).__name__} {k!r}")
         return list(data.values()), list(data)
     if isinstance(data, (list, tuple)):
         return list(data), []
-    raise TypeError(f"save: expected an NDArray, a list of NDArrays or a dict str -> NDArray, "
-                    f"got {type(data).__name__}")
+    raise InvalidArgumentTypeError(f"save: expected an NDArray, a list of NDArrays or a dict "
+                                   f"str -> NDArray, got {type(data).__name__}")
 
 
 def _writer(data, format):
     if format == "mxnet":
         arrays, names = _named(data)
-        for a in arrays:
+        for i, a in enumerate(arrays):
             if not isinstance(a, NDArray):
-                raise TypeError(f"save: expected NDArray values, got {type(a).__name__}")
+                where = repr(names[i]) if names else f"#{i}"
+                raise InvalidArgumentTypeError(f"save: expected NDArray values, got "
+                                               f"{type(a).__name__} for {where}")
         return lambda f: mxnet_format.write_arrays(f, arrays, names)
     if format == "sparsenet":
         payload = _payload(data)
         return lambda f: torch.save(payload, f)
-    raise ValueError(f"save: format must be one of {FORMATS}, got {format!r}")
+    raise InvalidArgumentError(f"save: format must be one of {FORMATS}, got {format!r}")
 
 
 def _parts(arr):
@@ -82,7 +86,7 @@ def _digest(parts):
 
 def _encode_array(arr):
     if not isinstance(arr, NDArray):
-        raise TypeError(f"save: expected NDArray values, got {type(arr).__name__}")
+        raise InvalidArgumentTypeError(f"save: expected NDArray values, got {type(arr).__name__}")
     parts = [p.cpu() for p in _parts(arr)]
     return {"stype": arr.stype, "shape": list(arr.shape), "dtype": numpy_dtype(parts[0].dtype).name,
             "parts": parts, "sha256": _digest(parts)}
@@ -121,14 +125,15 @@ def _payload(data):
         keys = list(data)
         for k in keys:
             if not isinstance(k, str):
-                raise TypeError(f"save: dict keys must be str, got {type(k).__name__}")
+                raise InvalidArgumentTypeError(f"save: dict keys must be str, got "
+                                               f"{type(k).__name__} {k!r}")
         return {"format": FORMAT, "version": VERSION, "kind": "dict", "keys": keys,
                 "arrays": [_encode_array(data[k]) for k in keys]}
     if isinstance(data, (list, tuple)):
         return {"format": FORMAT, "version": VERSION, "kind": "list",
                 "arrays": [_encode_array(a) for a in data]}
-    raise TypeError(f"save: expected an NDArray, a list of NDArrays or a dict str -> NDArray, "
-                    f"got {type(data).__name__}")
+    raise InvalidArgumentTypeError(f"save: expected an NDArray, a list of NDArrays or a dict "
+                                   f"str -> NDArray, got {type(data).__name__}")
 
 
 def save(fname, data, format="mxnet"):

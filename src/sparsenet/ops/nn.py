@@ -20,7 +20,7 @@ from ..base import IndexOutOfRangeError, InvalidArgumentError, ShapeError
 from ..ndarray.ndarray import NDArray
 from .dot import _wants_sparse_grad, csr_dense_t_mm
 from .layer_common import LayerParameterError
-from .registry import CSR, DEFAULT, ROW_SPARSE, defop, input_shapes, rule
+from .registry import CSR, DEFAULT, ROW_SPARSE, defop, dtype_rule, input_shapes, rule
 
 __all__ = ["FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU"]
 
@@ -131,6 +131,15 @@ def _embedding_input_shapes(shapes, params):
     return [data, weight]
 
 
+@dtype_rule(Embedding)
+def _embedding_dtypes(dtypes, params):
+    """The weight is ``dtype`` unless given; the output is the weight's (MXNet's rule)."""
+    data, weight = dtypes
+    if weight is None:
+        weight = np.dtype(params.get("dtype") or "float32").name
+    return [data, weight], [weight]
+
+
 @rule(Embedding, DEFAULT, DEFAULT, out=DEFAULT)
 def _embedding_dense_weight(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
                             sparse_grad=False):
@@ -149,7 +158,12 @@ def _embedding_rsp_weight(data, weight, **params):
     else:
         pos = torch.searchsorted(idx, flat).clamp_(max=idx.numel() - 1)
         hit = (idx[pos] == flat).to(weight._data.dtype)
-        rows = weight._data.index_select(0, pos) * hit.reshape((-1,) + (1,) * (weight.ndim - 1))
+        mask = hit.reshape((-1,) + (1,) * (weight.ndim - 1))
+        if weight.ndim == 2:  # a variable's gradient travels as the looked-up rows (zero ones
+            # included, as MXNet gives them)
+            rows = F.embedding(pos, weight._data, sparse=_wants_sparse_grad(weight)) * mask
+        else:
+            rows = weight._data.index_select(0, pos) * mask
     return NDArray(rows.reshape(tuple(ids.shape) + tuple(weight.shape[1:])))
 
 

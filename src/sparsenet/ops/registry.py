@@ -47,7 +47,8 @@ from ..ndarray.ndarray import NDArray, copy_into, wrap
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
 
-__all__ = ["Operator", "Many", "defop", "rule", "numbered_outputs", "input_shapes", "get_op", "list_ops",
+__all__ = ["Operator", "Many", "defop", "rule", "numbered_outputs", "input_shapes", "dtype_rule",
+           "get_op", "list_ops",
            "OPERATORS", "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
 OPERATORS = {}
@@ -160,6 +161,7 @@ class Operator:
         self._many_rules = []
         self._dense_only = not self.variadic and not self._has_forward_stype
         self.input_shapes = None  # see input_shapes(): completes unknown input shapes
+        self.dtype_rule = None  # see dtype_rule(): input and output dtypes from the params
         self.output_dtype = None  # the dtype of every output when fixed (e.g. shape_array)
         OPERATORS[self.name] = self
 
@@ -391,21 +393,31 @@ class Operator:
 
     def _dispatch_graph(self, inputs, params, stypes, r):
         """Run the rule row (values and storage types, nothing recorded), then record the
-        dense definition on the inputs' dense graph tensors: the gradient with respect to a
-        sparse input is the full mathematical gradient, as MXNet's backward gives."""
+        op on the inputs' dense graph tensors: the gradient with respect to a sparse input
+        is the full mathematical gradient, as MXNet's backward gives.
+
+        The recorded computation is the op's own dispatch with each graph-carrying sparse
+        input replaced by a dense array of its graph tensor (inputs outside the graph stay
+        as they are: a CSR batch is never densified), so the rule rows for those storage
+        types record it: ``dot(csr, w)`` and ``Embedding`` send a variable's gradient
+        back as the rows the batch touched, as MXNet does."""
         set_grad_enabled(False)
         try:
             out = self._run(inputs, params, stypes, r)
         finally:
             set_grad_enabled(True)
-        graph_inputs = []
-        for a in inputs:
-            if a.stype == DEFAULT:
-                graph_inputs.append(a._t)
-            else:
-                t = a._graph_tensor()
-                graph_inputs.append(t if t is not None else a._dense_tensor())
-        res = self.fn(*graph_inputs, **params)
+        standins = [_graph_standin(a) for a in inputs]
+        graph_stypes = tuple(map(_STYPE_OF, standins))
+        graph_rule = self.find_rule(graph_stypes, params)
+        if (graph_rule is not None and graph_rule.out == DEFAULT
+                and not (self._has_forward_stype and self._forced_stype(params))):
+            # the rule row computes a full tensor from the graph tensors (a sparse result
+            # would drop the gradient of entries that happen to be zero)
+            res = self._run(standins, params, graph_stypes, graph_rule)
+            res = [o._t for o in res] if isinstance(res, list) else res._t
+        else:
+            res = self.fn(*[a._t if a._t is not None else a._dense_tensor()
+                            for a in standins], **params)
         if not isinstance(out, list):
             return _with_graph(out, res)
         return [_with_graph(o, t) for o, t in zip(out, res)]
@@ -431,6 +443,20 @@ def _needs_graph(op, inputs, params, r):
         return False
     out = op._forced_stype(params) if op._has_forward_stype else None
     return (out or (r.out if r is not None else DEFAULT)) != DEFAULT
+
+
+def _graph_standin(a):
+    """What the graph records for input ``a``: a dense input or a sparse one outside any
+    graph as it is; a sparse input in a graph as a dense array of its graph tensor, marked
+    as a variable when ``a`` is one (kernels then send its gradient as sparse rows)."""
+    if a._t is not None:
+        return a
+    t = a._graph_tensor()
+    if t is None:
+        return a
+    standin = NDArray(t)
+    standin._grad, standin._grad_req = a._grad, a._grad_req
+    return standin
 
 
 def _with_graph(out, t):
@@ -590,6 +616,26 @@ def input_shapes(op):
     """
     def register(fn):
         op.input_shapes = fn
+        return fn
+    return register
+
+
+def dtype_rule(op):
+    """Attach to ``op`` its symbolic type-inference rule (MXNet's ``FInferType``).
+
+    For operators whose dtypes do not simply follow the first input. The
+    decorated function receives the list of input dtype names (None when
+    unknown) and the parameter dict, and returns ``(input dtypes, output
+    dtypes)`` with what it can decide filled in (``Embedding``: the weight is
+    the ``dtype`` parameter unless given, the output the weight's dtype,
+    whatever the dtype of the ids).
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> get_op('Embedding').dtype_rule(['int32', None], {'dtype': 'float32'})
+    (['int32', 'float32'], ['float32'])
+    """
+    def register(fn):
+        op.dtype_rule = fn
         return fn
     return register
 

@@ -14,9 +14,9 @@ array([[4., 5.],
 """
 import torch.nn.functional as F
 
-from .nn import _checked_ids, _embedding_dense_weight, _embedding_input_shapes, \
-    _embedding_rsp_weight
-from .registry import DEFAULT, ROW_SPARSE, defop, input_shapes, rule
+from .nn import _checked_ids, _embedding_dense_weight, _embedding_dtypes, \
+    _embedding_input_shapes, _embedding_rsp_weight
+from .registry import DEFAULT, ROW_SPARSE, defop, dtype_rule, input_shapes, rule
 
 __all__ = ["SparseEmbedding"]
 
@@ -57,3 +57,4 @@ def SparseEmbedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
 rule(SparseEmbedding, DEFAULT, DEFAULT, out=DEFAULT)(_embedding_dense_weight)
 rule(SparseEmbedding, DEFAULT, ROW_SPARSE, out=DEFAULT)(_embedding_rsp_weight)
 input_shapes(SparseEmbedding)(_embedding_input_shapes)
+dtype_rule(SparseEmbedding)(_embedding_dtypes)

@@ -438,11 +438,15 @@ def _as_leaf(a):
     every row is differentiated through its stored values, which are the whole
     array (positions are row ids). Any other sparse argument differentiates
     through a dense graph tensor, made when the forward pass first uses it (None
-    here).
+    here). An integer argument (Embedding's ids) has no gradient: None, and
+    ``backward`` writes zeros to its buffer under ``'write'`` (MXNet's Embedding
+    raises "doesn't support calculate data gradient" there).
     """
     if a.stype == DEFAULT:
         t = a._t
         if not (t.requires_grad and t.is_leaf):
+            if not (t.is_floating_point() or t.is_complex()):
+                return a, None  # integer ids (Embedding's data) have no gradient: 'write' zeros
             a._make_leaf(True)
             t = a._t
         return a, t

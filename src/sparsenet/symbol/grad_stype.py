@@ -26,6 +26,7 @@ row_sparse). The backward rules, measured with MXNet 1.9.1:
 """
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
 from .infer import KERNEL, storage_plan
+from .op_traits import backward_stypes
 
 __all__ = ["grad_storage_types", "BACKWARD_STYPE_RULES", "ROW_SPARSE_BACKWARD"]
 
@@ -110,7 +111,10 @@ def grad_storage_types(symbol, arg_stypes):
             continue  # no gradient flows through this node
         ograd = _sum_of([g or DEFAULT for g in ograds])
         rule = BACKWARD_STYPE_RULES.get(node.op.name)
-        if rule is not None:
+        own = backward_stypes(node.op)  # a custom operator's infer_storage_type_backward
+        if own is not None:
+            in_grads = own(node.op.bind_params(node.params), decision.in_stypes, ograd)
+        elif rule is not None:
             in_grads = rule(decision.in_stypes, node.op.bind_params(node.params), ograd)
         else:
             in_grads = _generic(decision, ograd)

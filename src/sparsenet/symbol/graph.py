@@ -16,7 +16,7 @@ import ast
 
 from ..base import SparsenetError
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE
-from .op_traits import aux_inputs, output_suffixes
+from .op_traits import aux_inputs, input_names, output_suffixes
 
 __all__ = ["Node", "topo_order", "aux_variable_ids", "STYPE_CODE", "CODE_STYPE", "DTYPE_CODE",
            "CODE_DTYPE", "MXNET_VERSION"]
@@ -63,10 +63,10 @@ class Node:
         """Positions of this operator node's inputs that are auxiliary states."""
         if self.op is None or self.op.variadic:
             return ()
-        aux = aux_inputs(self.op)
+        aux = aux_inputs(self.op, self.params)
         if not aux:
             return ()
-        names = self.op.input_names
+        names = input_names(self.op, self.params)
         return tuple(k for k in range(len(self.inputs)) if names[k] in aux)
 
     # typed views of a variable's attributes

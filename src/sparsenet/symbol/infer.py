@@ -27,7 +27,7 @@ import torch
 
 from ..base import SparsenetError, numpy_dtype, torch_dtype
 from ..ndarray.stype import DEFAULT, STYPES
-from .op_traits import input_shapes
+from .op_traits import dtype_rule, input_shapes, output_shapes, output_stypes
 
 __all__ = ["infer_shape", "infer_type", "infer_storage_type", "propagate", "storage_plan",
            "arg_storage_types", "NodeStorage", "InferenceError", "KERNEL",
@@ -103,6 +103,17 @@ def _run_dense(node, params, shapes, dtypes):
         raise _node_error(node, shapes, dtypes, e) from None
 
 
+def _run_node(node, params, shapes, dtypes):
+    """Output shapes and dtypes of ``node``: its operator's own inference when it has one
+    (``Custom``, whose property infers them; None where it cannot), else :func:`_run_dense`."""
+    own = output_shapes(node.op)
+    if own is None:
+        return _run_dense(node, params, shapes, dtypes)
+    out_dtypes = dtype_rule(node.op)(list(dtypes), params)[1]
+    return list(own(params, shapes)), [numpy_dtype(d).name if d is not None else None
+                                       for d in out_dtypes]
+
+
 def _outputs_of(fn, tensors, params):
     with torch.no_grad():
         res = fn(*tensors, **params)
@@ -167,6 +178,8 @@ def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
                         changed = True
                 ins = [get(c, i) for c, i in n.inputs]
                 in_shapes = [s for s, _ in ins]
+            changed |= _fill_rule_dtypes(n, ins, params, arg_dtype)
+            ins = [get(c, i) for c, i in n.inputs]
             known = [d for _, d in ins if d is not None]
             for c, _ in n.inputs:
                 fill = known[0] if known else fill_dtype
@@ -176,7 +189,7 @@ def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
             ins = [get(c, i) for c, i in n.inputs]
             if any(s is None for s, _ in ins) or any(d is None for _, d in ins):
                 continue
-            out_shapes, out_dtypes = _run_dense(n, params, [s for s, _ in ins],
+            out_shapes, out_dtypes = _run_node(n, params, [s for s, _ in ins],
                                                 [d for _, d in ins])
             for i, (s, d) in enumerate(zip(out_shapes, out_dtypes)):
                 entry_shape[(id(n), i)], entry_dtype[(id(n), i)] = s, d
@@ -184,6 +197,22 @@ def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
         if not changed:
             break
     return arg_shape, arg_dtype, entry_shape, entry_dtype
+
+
+def _fill_rule_dtypes(node, ins, params, arg_dtype):
+    """Give the unknown-dtype variables at ``node``'s inputs what its operator's
+    :func:`~sparsenet.ops.registry.dtype_rule` decides; return whether any changed."""
+    rule = dtype_rule(node.op)
+    in_dtypes = [d for _, d in ins]
+    if rule is None or all(d is not None for d in in_dtypes):
+        return False
+    filled, _ = rule(list(in_dtypes), params)
+    changed = False
+    for (c, _), old, new in zip(node.inputs, in_dtypes, filled):
+        if old is None and new is not None and c.op is None:
+            arg_dtype[c.name] = numpy_dtype(new).name
+            changed = True
+    return changed
 
 
 def _outputs(symbol, arg_values, entry_values):
@@ -240,14 +269,23 @@ def infer_type(symbol, args, kwargs, partial=False):
 def _propagate_types(symbol, dtypes, fill_dtype="float32"):
     """Types need shapes for the dense run; nodes whose shapes are unknown use a rule.
 
-    The rule: an operator with a ``dtype`` parameter (or a fixed ``output_dtype``)
-    gives that dtype, any other gives the dtype of its first input. Unknown dtypes
-    become ``fill_dtype`` (None: they stay None).
+    The rule: the operator's own :func:`~sparsenet.ops.registry.dtype_rule` when it
+    has one; else an operator with a ``dtype`` parameter (or a fixed
+    ``output_dtype``) gives that dtype, any other gives the dtype of its first
+    input. Unknown dtypes become ``fill_dtype`` (None: they stay None).
     """
     arg_shape, arg_dtype, entry_shape, entry_dtype = propagate(symbol, dtypes=dtypes,
                                                                fill_dtype=fill_dtype)
     for n in symbol._nodes():
         if n.op is None or (id(n), 0) in entry_dtype:
+            continue
+        rule = dtype_rule(n.op)
+        if rule is not None:
+            ins = [arg_dtype[c.name] if c.op is None else entry_dtype.get((id(c), i))
+                   for c, i in n.inputs]
+            _, outs = rule(ins, n.op.bind_params(n.params))
+            for i, d in enumerate(outs):
+                entry_dtype[(id(n), i)] = numpy_dtype(d).name if d is not None else fill_dtype
             continue
         first = n.inputs[0] if n.inputs else None
         d = n.params.get("dtype") or n.op.output_dtype
@@ -272,11 +310,13 @@ class NodeStorage:
     log 'l': (csr) -> default [storage fallback]
     """
 
-    __slots__ = ("node", "in_stypes", "out_stype", "dispatch")
+    __slots__ = ("node", "in_stypes", "out_stype", "dispatch", "out_stypes")
 
-    def __init__(self, node, in_stypes, out_stype, dispatch):
+    def __init__(self, node, in_stypes, out_stype, dispatch, out_stypes=None):
         self.node, self.in_stypes = node, tuple(in_stypes)
         self.out_stype, self.dispatch = out_stype, dispatch
+        # one per output (they differ only for an operator deciding them itself: Custom)
+        self.out_stypes = tuple(out_stypes or [out_stype] * node.num_outputs())
 
     def __repr__(self):
         return (f"{self.node.op.name} '{self.node.name}': ({', '.join(self.in_stypes)}) -> "
@@ -303,6 +343,14 @@ def storage_plan(symbol, arg_stypes):
             continue
         ins = [stypes[c.name] if c.op is None else stypes[(id(c), i)] for c, i in n.inputs]
         params = n.op.bind_params(n.params)
+        own = output_stypes(n.op)
+        if own is not None:  # the operator decides (a custom operator's property)
+            outs = list(own(params, ins))
+            for i, st in enumerate(outs):
+                stypes[(id(n), i)] = st
+            dispatch = KERNEL if any(st != DEFAULT for st in ins + outs) else DENSE
+            plan.append(NodeStorage(n, ins, outs[0] if outs else DEFAULT, dispatch, outs))
+            continue
         out, ok = n.op.infer_storage(ins, params)
         if not ok:
             dispatch = FALLBACK

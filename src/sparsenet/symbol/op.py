@@ -28,7 +28,7 @@ from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
 from ..base import OperatorArgumentError
 from ..ndarray import sparse as nd_sparse
 from ..ops import registry
-from .op_traits import input_inits, required_inputs
+from .op_traits import input_inits, input_names, open_params, required_inputs
 from .graph import Node
 from .symbol import Symbol, _param_text, new_node_name
 
@@ -137,9 +137,14 @@ def _variadic_inputs(op, args, kwargs):
 
 
 def _named_inputs(op, args, kwargs):
-    n = len(op.input_names)
     params = dict(kwargs)
+    # the input names may depend on the parameters (a custom operator's property's)
+    in_names = input_names(op, {k: v for k, v in params.items() if not isinstance(v, Symbol)})
+    n = len(in_names)
     extra = args[n:]
+    if extra and open_params(op):
+        raise TypeError(f"{op.name}() takes {n} inputs {list(in_names)}, got {len(args)} "
+                        f"positional arguments (parameters go by keyword)")
     if extra:
         names = [k for k in op.defaults]
         if len(extra) > len(names):
@@ -150,7 +155,7 @@ def _named_inputs(op, args, kwargs):
                 raise TypeError(f"{op.name}() got multiple values for '{k}'")
             params[k] = v
     inputs = list(args[:n]) + [None] * (n - min(len(args), n))
-    for i, k in enumerate(op.input_names):
+    for i, k in enumerate(in_names):
         if k in params:
             if inputs[i] is not None:
                 raise TypeError(f"{op.name}() got multiple values for input '{k}'")
@@ -158,7 +163,7 @@ def _named_inputs(op, args, kwargs):
     for k, v in params.items():
         if isinstance(v, Symbol):
             raise TypeError(f"{op.name}() has no input named '{k}'; its inputs are "
-                            f"{list(op.input_names)}")
+                            f"{list(in_names)}")
     return inputs, params
 
 
@@ -230,7 +235,7 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
     attrs = dict(node_attrs or {})
     attrs.update((hidden_key(k), str(v)) for k, v in AttrScope.current.get(attr).items())
     bound = op.bind_params({k: v for k, v in params.items()})  # validates names
-    explicit = {k: bound[k] for k in params if k in op.defaults}
+    explicit = {k: bound[k] for k in params if k in bound}
     node_name = new_node_name(name, hint or _name_hint(op.name))
     var_attrs = {k: _param_text(v) for k, v in explicit.items()}
     var_attrs.update(attrs)
@@ -238,7 +243,7 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
     if op.variadic:
         edges = [_check_symbol(s, op.name, f"#{i}")._outputs[0] for i, s in enumerate(inputs)]
     else:
-        names = op.input_names
+        names = input_names(op, bound)
         inits = input_inits(op)
         for i, s in enumerate(inputs):
             if s is None:

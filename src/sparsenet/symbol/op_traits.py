@@ -24,6 +24,18 @@ made where the operator is defined (``ops/norm.py`` declares BatchNorm's):
 ``input_shapes``
     The registry's own rule completing unknown input shapes (``@input_shapes(op)``), here
     only for operators that do not declare it yet.
+``dtype_rule``
+    The registry's type-inference rule (``@dtype_rule(op)``) for operators whose dtypes do
+    not follow their first input: ``Embedding``'s weight and output take its ``dtype``
+    parameter, whatever the dtype of the ids.
+
+An operator whose inputs and inference depend on its parameters (``Custom``: its
+``op_type`` names a user's property, :mod:`sparsenet.operator.custom`) declares methods:
+``input_names_for(params)`` and ``aux_inputs_for(params)`` (its inputs),
+``output_shapes_for`` and ``output_stypes_for`` (inference without running the dense
+definition on placeholders), ``backward_stypes_for`` (its gradients' storage types),
+``create_state(params)`` (a per-node state a program calls instead of the operator) and
+``open_params`` (it takes any keyword parameter).
 
 >>> from sparsenet.ops.registry import get_op
 >>> aux_inputs(get_op('BatchNorm'))
@@ -36,15 +48,32 @@ made where the operator is defined (``ops/norm.py`` declares BatchNorm's):
 ['output']
 """
 
-__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "input_shapes"]
+__all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "input_shapes",
+           "dtype_rule", "input_names", "output_shapes", "output_stypes", "backward_stypes",
+           "node_state", "open_params"]
 
 def _trait(op, name):
     return getattr(op, name, None)
 
 
-def aux_inputs(op):
-    """Names of ``op``'s inputs that are auxiliary states (an empty tuple for most)."""
+def aux_inputs(op, params=None):
+    """Names of ``op``'s inputs that are auxiliary states (an empty tuple for most), under
+    the node's ``params``."""
+    per_params = _trait(op, "aux_inputs_for")
+    if per_params is not None and params is not None:
+        return tuple(per_params(params))
     return tuple(_trait(op, "aux_inputs") or ())
+
+
+def input_names(op, params):
+    """Names of ``op``'s inputs under the node's ``params`` (its signature's, for most).
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> input_names(get_op('dot'), {})
+    ('lhs', 'rhs')
+    """
+    per_params = _trait(op, "input_names_for")
+    return tuple(per_params(params)) if per_params is not None else op.input_names
 
 
 def output_suffixes(op, params, n):
@@ -81,3 +110,46 @@ def input_shapes(op):
     [(4, 3), (3,)]
     """
     return _trait(op, "input_shapes")
+
+
+def dtype_rule(op):
+    """The rule giving ``op``'s input and output dtypes (None: dtypes follow the inputs).
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> dtype_rule(get_op('Embedding'))(['int32', None], {'dtype': 'float16'})
+    (['int32', 'float16'], ['float16'])
+    """
+    return _trait(op, "dtype_rule")
+
+
+def output_shapes(op):
+    """``fn(params, input shapes) -> output shapes`` of an operator that infers them itself
+    (None: its dense definition runs on placeholder inputs)."""
+    return _trait(op, "output_shapes_for")
+
+
+def output_stypes(op):
+    """``fn(params, input stypes) -> one storage type per output`` of an operator that
+    decides them itself (None: the registry's rule rows decide)."""
+    return _trait(op, "output_stypes_for")
+
+
+def backward_stypes(op):
+    """``fn(params, input stypes, output-gradient stype) -> input-gradient stypes``, or None."""
+    return _trait(op, "backward_stypes_for")
+
+
+def node_state(op, params):
+    """The state a program node calls instead of the operator (None for stateless ones)."""
+    create = _trait(op, "create_state")
+    return create(params) if create is not None else None
+
+
+def open_params(op):
+    """Whether ``op`` takes any keyword parameter (``Custom``'s are its property's).
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> open_params(get_op('dot')), open_params(get_op('Custom'))
+    (False, True)
+    """
+    return bool(_trait(op, "open_params"))

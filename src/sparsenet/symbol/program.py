@@ -26,6 +26,7 @@ import sys
 
 from .. import config
 from .infer import FALLBACK, arg_storage_types, storage_plan
+from .op_traits import node_state
 
 __all__ = ["Program", "input_names"]
 
@@ -61,12 +62,13 @@ def input_names(symbol):
 class _Step:
     """One operator node, compiled: operator, bound parameters, input and output slots."""
 
-    __slots__ = ("op", "params", "inputs", "outputs", "fallback", "node", "single")
+    __slots__ = ("op", "params", "inputs", "outputs", "fallback", "node", "single", "state")
 
     def __init__(self, node, inputs, outputs, fallback):
         self.node = node
         self.op = node.op
         self.params = node.op.bind_params(node.params)
+        self.state = node_state(node.op, self.params)  # a custom operator's, else None
         self.inputs, self.outputs, self.fallback = tuple(inputs), tuple(outputs), fallback
         self.single = outputs[0] if len(outputs) == 1 else None
 
@@ -126,7 +128,7 @@ class Program:
             if verbose:
                 _log(f"node {logged} {node.op.name} '{node.name}': "
                      f"{decision.dispatch}; inputs ({', '.join(decision.in_stypes)}) -> "
-                     f"outputs ({', '.join([decision.out_stype] * len(outs))})")
+                     f"outputs ({', '.join(decision.out_stypes)})")
                 logged += 1
             if fallback:
                 config.report_fallback(node.op.name, decision.in_stypes,
@@ -155,6 +157,8 @@ class Program:
                 if step.fallback and quiet:
                     with config.storage_fallback("silent"):
                         result = step.op._dispatch(inputs, step.params)
+                elif step.state is not None:
+                    result = step.state(inputs)
                 else:
                     result = step.op._dispatch(inputs, step.params)
             except (ValueError, TypeError, IndexError) as e:

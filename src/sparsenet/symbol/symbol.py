@@ -34,6 +34,7 @@ from .executor import Executor, simple_bind
 from .fluent import FluentMethods
 from .graph import DTYPE_CODE, MXNET_VERSION, STYPE_CODE, Node, aux_variable_ids, topo_order
 from .name import current as _name_manager
+from .op_traits import open_params
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson"]
 
@@ -573,10 +574,14 @@ def load_json(json_str, _inits=None):
         if op is None:
             raise SparsenetError(f"load_json: node {i} '{name}' uses operator {opname!r}, which "
                                  f"sparsenet does not have")
-        params = {k: _param_value(v) for k, v in attrs.items() if k in op.defaults}
+        if open_params(op):  # a custom operator: every parameter its property's, as text
+            params = {k: v for k, v in attrs.items() if not (k.startswith("__") and
+                                                             k.endswith("__"))}
+        else:
+            params = {k: _param_value(v) for k, v in attrs.items() if k in op.defaults}
         if op.variadic:
             attrs.pop("num_args", None)
-        rest = {k: v for k, v in attrs.items() if k not in op.defaults}
+        rest = {k: v for k, v in attrs.items() if k not in params}
         nodes.append(Node(op, name, params=params, inputs=inputs, attrs=rest))
     try:
         return Symbol([(nodes[h[0]], h[1]) for h in heads])

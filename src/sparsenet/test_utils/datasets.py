@@ -15,6 +15,7 @@ leaves no partial file behind.
 """
 import bz2
 import gzip
+import hashlib
 import logging
 import os
 import shutil
@@ -29,9 +30,9 @@ import numpy as np
 from ..base import SparsenetError
 from ..io.ndarray_iter import NDArrayIter
 
-__all__ = ["DataFileError", "download", "download_model", "get_mnist", "get_mnist_pkl",
-           "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator", "get_zip_data",
-           "get_bz2_data", "get_im2rec_path"]
+__all__ = ["DataFileError", "ChecksumError", "check_sha1", "download", "download_model",
+           "get_mnist", "get_mnist_pkl", "get_mnist_ubyte", "get_cifar10", "get_mnist_iterator",
+           "get_zip_data", "get_bz2_data", "get_im2rec_path"]
 
 _MNIST_URL = "http://data.mxnet.io/data/mnist/"
 _MODEL_URL = "http://data.mxnet.io/models/"
@@ -41,8 +42,34 @@ class DataFileError(SparsenetError, OSError):
     """A data file could not be downloaded, or a tool file was not found."""
 
 
-def _fetch(url, fname):
-    """Copy ``url`` to ``fname`` through a temporary file in the same directory."""
+class ChecksumError(DataFileError, ValueError):
+    """A downloaded file's SHA-1 differs from the one given (``sha1_hash``)."""
+
+
+def check_sha1(filename, sha1_hash):
+    """Whether the SHA-1 of the file ``filename`` is ``sha1_hash`` (hex, any case).
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), 'f')
+    >>> with open(p, 'wb') as f:
+    ...     _ = f.write(b'abc')
+    >>> check_sha1(p, 'a9993e364706816aba3e25717850c26c9cd0d89d')
+    True
+    """
+    return _sha1_of(filename) == str(sha1_hash).lower()
+
+
+def _sha1_of(filename):
+    digest = hashlib.sha1()
+    with open(filename, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _fetch(url, fname, sha1_hash=None):
+    """Copy ``url`` to ``fname`` through a temporary file in the same directory, checked
+    against ``sha1_hash`` (when given) before it takes the final name."""
     folder = os.path.dirname(os.path.abspath(fname))
     fd, tmp = tempfile.mkstemp(prefix=".download-", dir=folder)
     try:
@@ -51,6 +78,13 @@ def _fetch(url, fname):
             if status not in (None, 200):
                 raise urllib.error.HTTPError(url, status, "unexpected status", None, None)
             shutil.copyfileobj(src, out, 1 << 20)
+            out.flush()
+            os.fsync(out.fileno())
+        if sha1_hash is not None:
+            got = _sha1_of(tmp)
+            if got != str(sha1_hash).lower():
+                raise ChecksumError(f"the downloaded content has SHA-1 {got}, expected "
+                                    f"{sha1_hash} (an outdated URL or an incomplete download)")
         os.chmod(tmp, 0o644)
         os.replace(tmp, fname)
     except BaseException:
@@ -59,7 +93,7 @@ def _fetch(url, fname):
         raise
 
 
-def download(url, fname=None, dirname=None, overwrite=False, retries=5):
+def download(url, fname=None, dirname=None, overwrite=False, retries=5, *, sha1_hash=None):
     """Download ``url`` to a file and return its path (an existing file is kept).
 
     Parameters
@@ -75,6 +109,11 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
         Download even if the file exists.
     retries : int
         Attempts before giving up (at least one attempt is made).
+    sha1_hash : str, optional
+        Expected SHA-1 (hex) of the content (keyword only; MXNet's
+        ``gluon.utils.download`` has it). An existing file with another hash
+        is downloaded again; a download with another hash counts as a failed
+        attempt and never takes the final name.
 
     Returns
     -------
@@ -84,7 +123,22 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
     Raises
     ------
     DataFileError
-        When every attempt failed (no network, missing file, HTTP error).
+        When every attempt failed (no network, missing file, HTTP error,
+        checksum mismatch): the message names the URL, the destination and the
+        last reason. The file is written to a temporary name, synced and
+        renamed, so a failed or interrupted download leaves no partial file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> src = os.path.join(d, 'src.txt')
+    >>> with open(src, 'w') as f:
+    ...     _ = f.write('abc')
+    >>> path = download('file://' + src, dirname=os.path.join(d, 'out'),
+    ...                 sha1_hash='a9993e364706816aba3e25717850c26c9cd0d89d')
+    >>> open(path).read()
+    'abc'
     """
     if retries < 0:
         raise DataFileError(f"download: retries must be >= 0, got {retries}")
@@ -96,13 +150,14 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
         fname = os.path.join(dirname, fname)
     if dirname:
         os.makedirs(dirname, exist_ok=True)
-    if not overwrite and os.path.exists(fname):
+    if not overwrite and os.path.exists(fname) and (sha1_hash is None
+                                                    or check_sha1(fname, sha1_hash)):
         logging.info("%s exists, skipping download", fname)
         return fname
     attempts = max(retries, 1)
     for attempt in range(attempts):
         try:
-            _fetch(url, fname)
+            _fetch(url, fname, sha1_hash)
             break
         except (OSError, ValueError) as e:
             left = attempts - attempt - 1
@@ -260,13 +315,27 @@ def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
 def get_zip_data(data_dir, url, data_origin_name):
     """Download ``url`` as ``data_dir/data_origin_name`` and unpack the zip into ``data_dir``.
 
-    Nothing happens when ``data_dir/data_origin_name`` already exists.
+    Nothing happens when ``data_dir/data_origin_name`` already exists (so it
+    works offline once the archive is in place). MXNet saves the archive under
+    the URL's last part and then opens ``data_origin_name``; here it is saved
+    as ``data_origin_name``, so the two names need not agree.
+
+    Raises
+    ------
+    DataFileError
+        The download failed (the message names the URL), or the file is not a
+        zip archive (it is removed, so a later call downloads it again).
     """
     path = os.path.join(data_dir, data_origin_name)
     if not os.path.exists(path):
         download(url, fname=data_origin_name, dirname=data_dir)
-        with zipfile.ZipFile(path) as zf:
-            zf.extractall(path=data_dir)
+        try:
+            with zipfile.ZipFile(path) as zf:
+                zf.extractall(path=data_dir)
+        except zipfile.BadZipFile as e:
+            os.remove(path)  # so that the next call downloads it again
+            raise DataFileError(f"get_zip_data: {url} (saved as {path}) is not a valid zip "
+                                f"archive ({e}); the file was removed") from e
 
 
 def get_bz2_data(data_dir, data_name, url, data_origin_name):

@@ -108,13 +108,19 @@ def _binary_byte(tok):
     return None
 
 
+def is_class_id(v):
+    """Whether the float ``v`` is a multi-label class id: a non-negative integer below 2**53
+    (inf and NaN are not; both kernels apply this rule)."""
+    return 0 <= v < 2.0 ** 53 and v == math.floor(v)
+
+
 def _multilabel_reason(tok, opts):
     seen = set()
     for part in tok.split(b","):
         v = float(part) if _NUMBER.fullmatch(part) else None
         if v is None:
             return f"'{_text(part)}' is not a number"
-        if v < 0 or v != math.floor(v) or v >= 2.0 ** 53:
+        if not is_class_id(v):
             return f"'{_text(part)}' is not a non-negative integer class id"
         if int(v) >= opts.label_limit:
             return f"class {int(v)} is out of range [0, {opts.label_limit}) (num_labels)"

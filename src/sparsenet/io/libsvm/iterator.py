@@ -13,7 +13,7 @@ from . import kernel
 from ..base import DataBatch, DataDesc, DataIter
 from .errors import LibSVMFormatError
 from .load import Accumulator
-from .options import ParseOptions
+from .options import DEFAULT_MAX_LINE_BYTES, ParseOptions
 from .rows import Rows, cat_rows, rows_from_parsed, split_rows
 from .source import (DEFAULT_CHUNK_SIZE, check_part, count_rows_before, list_files)
 from .stream import ChunkStream
@@ -189,6 +189,10 @@ class LibSVMIter(DataIter):
         ``sample_weight``). Without it a ``label:weight`` token is an error.
     data_name, label_name : str
         Names in ``provide_data``/``provide_label`` (``'data'``, ``'softmax_label'``).
+    max_line_bytes : int
+        The longest line a compressed file may hold (decompressed; default 128 MiB):
+        a longer one raises :class:`~sparsenet.io.LibSVMFormatError` naming the file
+        and line, instead of holding it whole in memory.
     chunk_size : int
         Bytes of text per background parsing task (default 4 MiB).
     cache_bytes : int, optional
@@ -222,7 +226,8 @@ class LibSVMIter(DataIter):
                  ctx=None, dtype=None, *, zero_based=True, duplicates="error",
                  strict_order=False, allow_nonfinite=False, multilabel=False, weights=False,
                  data_name="data",
-                 label_name="softmax_label", chunk_size=DEFAULT_CHUNK_SIZE, cache_bytes=None):
+                 label_name="softmax_label", chunk_size=DEFAULT_CHUNK_SIZE, cache_bytes=None,
+                 max_line_bytes=DEFAULT_MAX_LINE_BYTES):
         super().__init__(batch_size)
         if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) \
                 or batch_size < 1:
@@ -255,11 +260,12 @@ class LibSVMIter(DataIter):
                                   dtype="float32" if dtype is None else dtype,
                                   multilabel=multilabel, num_features=self._data_shape[0],
                                   num_labels=self._label_shape[0] if multilabel else None,
-                                  weights=weights)
+                                  weights=weights, max_line_bytes=max_line_bytes)
         self._label_opts = ParseOptions(zero_based=zero_based, duplicates=duplicates,
                                         strict_order=strict_order,
                                         allow_nonfinite=allow_nonfinite, dtype=self._opts.dtype,
-                                        num_features=self._label_shape[0])
+                                        num_features=self._label_shape[0],
+                                        max_line_bytes=max_line_bytes)
         self._files = list_files(data_libsvm, "data_libsvm")
         self._label_files = (list_files(label_libsvm, "label_libsvm")
                              if label_libsvm is not None else None)
@@ -491,6 +497,13 @@ class LibSVMIter(DataIter):
                                  "reset() after the end of an epoch")
         return self._batch[0]
 
+    def _own(self, t):
+        """``t`` as the caller's to edit: a copy when it lives in the epoch cache (which later
+        epochs replay), else ``t`` itself (parsed for this batch). Labels are copied (code
+        edits them: MXNet hands out fresh ones); the data's parts stay shared with the cache,
+        read-only (an operator never writes its inputs)."""
+        return t.clone() if self._cache is not None else t
+
     def getdata(self):
         """``[CSRNDArray (batch, num_features)]`` of the current batch."""
         r = self._rows()
@@ -503,12 +516,13 @@ class LibSVMIter(DataIter):
         ``weights=True`` followed by the ``(batch,)`` instance weights."""
         r = self._rows()
         if self._csr_label:
-            out = [CSRNDArray._from_parts(r.lab_values, r.lab_indices, r.lab_indptr,
+            out = [CSRNDArray._from_parts(self._own(r.lab_values), self._own(r.lab_indices),
+                                          r.lab_indptr,
                                           (r.lab_indptr.shape[0] - 1, self._label_shape[0]))]
         else:
-            out = [NDArray(r.dense)]
+            out = [NDArray(self._own(r.dense))]
         if r.weights is not None:
-            out.append(NDArray(r.weights))
+            out.append(NDArray(self._own(r.weights)))
         return [place(a, self._ctx) for a in out]
 
     def getpad(self):

@@ -7,7 +7,7 @@ import torch
 from ...context import as_context
 from ...ndarray.csr import CSRNDArray
 from ...ndarray.ndarray import NDArray
-from .options import DEFAULT_MAX_NUM_FEATURES, ParseOptions
+from .options import DEFAULT_MAX_LINE_BYTES, DEFAULT_MAX_NUM_FEATURES, ParseOptions
 from .rows import Growable
 from .compression import text_size_hint
 from .source import DEFAULT_CHUNK_SIZE, check_part, list_files
@@ -127,7 +127,8 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
                 num_labels=None, query_id=False, weights=False, duplicates="error",
                 strict_order=False,
                 allow_nonfinite=False, max_num_features=DEFAULT_MAX_NUM_FEATURES, num_parts=1,
-                part_index=0, ctx=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE):
+                part_index=0, ctx=None, progress=None, chunk_size=DEFAULT_CHUNK_SIZE,
+                max_line_bytes=DEFAULT_MAX_LINE_BYTES):
     """Read a LibSVM file, or every file of a directory, into memory.
 
     Lines are ``label [qid:q] index:value ...`` with optional ``# comments``;
@@ -180,6 +181,9 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
         Show a progress bar (default: when stderr is a terminal).
     chunk_size : int
         Bytes of text per parsing task.
+    max_line_bytes : int
+        The longest line a compressed file may hold (decompressed; default 128 MiB); a
+        longer one raises :class:`LibSVMFormatError` naming the file and line.
 
     Returns
     -------
@@ -220,7 +224,8 @@ def load_libsvm(path, num_features=None, *, dtype="float32", zero_based=True, mu
     opts = ParseOptions(zero_based=zero_based, duplicates=duplicates, strict_order=strict_order,
                         allow_nonfinite=allow_nonfinite, dtype=dtype, multilabel=multilabel,
                         num_features=num_features, max_num_features=max_num_features,
-                        num_labels=num_labels, query_id=query_id, weights=weights)
+                        num_labels=num_labels, query_id=query_id, weights=weights,
+                        max_line_bytes=max_line_bytes)
     check_part(num_parts, part_index)
     files = list_files(path, "load_libsvm")
     size_hint = sum(f.size if f.compression is None

@@ -8,7 +8,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ParseOptions", "DEFAULT_MAX_NUM_FEATURES"]
+__all__ = ["ParseOptions", "DEFAULT_MAX_NUM_FEATURES", "DEFAULT_MAX_LINE_BYTES"]
+
+#: The longest line of a compressed file (decompressed bytes) the readers accept by default:
+#: a small file can decompress to one huge line, and a line is held whole in memory.
+DEFAULT_MAX_LINE_BYTES = 128 << 20
 
 #: Without ``num_features``, feature indices must stay below this (2**40) unless raised.
 DEFAULT_MAX_NUM_FEATURES = 2 ** 40
@@ -49,6 +53,10 @@ class ParseOptions:
         The label token may be ``label:weight`` (an instance weight, as in XGBoost's
         text format); lines without one weigh 1. Weights must be numbers >= 0.
         Without this option a ``label:weight`` token is an error.
+    max_line_bytes : int
+        The longest line (decompressed bytes) a compressed file may hold; a longer
+        one raises :class:`~sparsenet.io.LibSVMFormatError` (a small compressed file
+        can hold one huge line, and a line is held whole in memory). Default 128 MiB.
 
     Examples
     --------
@@ -69,6 +77,7 @@ class ParseOptions:
     num_labels: object = None
     query_id: bool = False
     weights: bool = False
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def __post_init__(self):
         if not isinstance(self.zero_based, (bool, np.bool_)):
@@ -93,6 +102,9 @@ class ParseOptions:
         if self.weights and self.multilabel:
             raise ValueError("weights=True (label:weight tokens) cannot be combined with "
                              "multilabel=True")
+        b = self.max_line_bytes
+        if not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1:
+            raise ValueError(f"max_line_bytes must be a positive integer, got {b!r}")
         m = self.max_num_features
         if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or not 0 < m <= _INT64_MAX:
             raise ValueError(f"max_num_features must be a positive integer below 2**63, got {m!r}")

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .errors import (E_DUPLICATE, E_INDEX, E_INDEX_NEG, E_INDEX_RANGE, E_INDEX_ZERO,
+from .errors import (is_class_id, E_DUPLICATE, E_INDEX, E_INDEX_NEG, E_INDEX_RANGE, E_INDEX_ZERO,
                             E_LABEL, E_LABEL_NONFINITE, E_LABEL_RANGE, E_MULTILABEL, E_NO_COLON,
                             E_QID, E_SUM_RANGE, E_UNSORTED, E_VALUE, E_VALUE_NONFINITE,
                             E_VALUE_RANGE, E_WEIGHT, E_WEIGHT_NEG, E_WEIGHT_NONFINITE,
@@ -87,7 +87,7 @@ def _multilabel(tok, opts):
         if num is None or num[1]:
             return None
         v = num[0]
-        if v < 0 or v != math.floor(v) or v >= 2.0 ** 53 or int(v) >= opts.label_limit:
+        if not is_class_id(v) or int(v) >= opts.label_limit:
             return None
         ids.append(int(v))
     ids.sort()

@@ -32,6 +32,8 @@ import threading
 from typing import NamedTuple
 
 from .compression import compression_of, open_read
+from .errors import LibSVMFormatError
+from .options import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["SourceFile", "Chunk", "list_files", "plan", "iter_chunks", "count_newlines",
            "count_rows_before", "assign_files", "SHARD_BLOCK", "DEFAULT_CHUNK_SIZE"]
@@ -77,9 +79,11 @@ class StreamTask(NamedTuple):
     num_parts: int
     part_index: int
     chunk_size: int
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
 
     def chunks(self):
-        return iter_stream(self.file, self.num_parts, self.part_index, self.chunk_size)
+        return iter_stream(self.file, self.num_parts, self.part_index, self.chunk_size,
+                           self.max_line_bytes)
 
 
 def list_files(path, what="data_libsvm"):
@@ -134,7 +138,8 @@ def _part_range(files, num_parts, part_index):
     return total * part_index // num_parts, total * (part_index + 1) // num_parts
 
 
-def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
+def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
+         max_line_bytes=DEFAULT_MAX_LINE_BYTES):
     """The tasks (RangeTask / StreamTask) that produce a part's chunks, in file order."""
     check_part(num_parts, part_index)
     if chunk_size < 1:
@@ -145,9 +150,9 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
     for i, f in enumerate(files):
         if f.compression is not None:
             if owner is None:
-                tasks.append(StreamTask(f, num_parts, part_index, chunk_size))
+                tasks.append(StreamTask(f, num_parts, part_index, chunk_size, max_line_bytes))
             elif owner[i] == part_index:
-                tasks.append(StreamTask(f, 1, 0, chunk_size))
+                tasks.append(StreamTask(f, 1, 0, chunk_size, max_line_bytes))
             continue
         a, b = max(lo, base) - base, min(hi, base + f.size) - base
         base += f.size
@@ -253,11 +258,22 @@ def read_range(file, start, stop, reuse=False):
         return Chunk(file, start, b"".join(parts))
 
 
-def iter_stream(file, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
-    """Yield the chunks of a compressed file owned by a part (see the module docstring)."""
+def _long_line(file, offset, limit):
+    """The error for a line of ``file`` starting at decompressed byte ``offset`` that runs
+    past ``limit`` bytes (its line number is counted on this error path only)."""
+    line = count_newlines(file, offset) + 1
+    return LibSVMFormatError(
+        f"{file.path}:{line}: line longer than max_line_bytes={limit} bytes (decompressed); "
+        f"raise max_line_bytes if such lines are intended", file.path, line, 1, "")
+
+
+def iter_stream(file, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
+                max_line_bytes=DEFAULT_MAX_LINE_BYTES):
+    """Yield the chunks of a compressed file owned by a part (see the module docstring);
+    a line longer than ``max_line_bytes`` raises :class:`LibSVMFormatError`."""
     if num_parts == 1:
         with open_read(file.path, file.compression) as f:
-            yield from _whole_stream(f, file, chunk_size)
+            yield from _whole_stream(f, file, chunk_size, max_line_bytes)
         return
     with open_read(file.path, file.compression) as f:
         buf, base, eof = bytearray(), 0, False
@@ -274,15 +290,17 @@ def iter_stream(file, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
                 continue
             if eof:
                 return
+            if len(buf) > max_line_bytes + SHARD_BLOCK:  # no line end in sight
+                raise _long_line(file, base + max(0, rel), max_line_bytes)
             more = f.read(SHARD_BLOCK)
             if not more:
                 eof = True
             buf += more
 
 
-def _whole_stream(f, file, chunk_size):
+def _whole_stream(f, file, chunk_size, max_line_bytes):
     """Chunks of whole lines of a decompressing reader, copying each byte at most once."""
-    carry, base = [], 0
+    carry, base, carried = [], 0, 0
     while True:
         blk = f.read(chunk_size)
         if not blk:
@@ -292,12 +310,16 @@ def _whole_stream(f, file, chunk_size):
         nl = blk.rfind(b"\n")
         if nl < 0:  # a line longer than the chunk
             carry.append(blk)
+            carried += len(blk)
+            if carried > max_line_bytes:
+                raise _long_line(file, base, max_line_bytes)
             continue
         head = memoryview(blk)[:nl + 1]
         data = b"".join(carry + [head]) if carry else head
         yield Chunk(file, base, data)
         base += len(data)
         carry = [blk[nl + 1:]] if nl + 1 < len(blk) else []
+        carried = len(blk) - nl - 1
 
 
 def iter_chunks(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):

@@ -31,6 +31,8 @@ from .source import (DEFAULT_CHUNK_SIZE, RangeTask, StreamTask, count_newlines, 
 
 __all__ = ["ChunkStream", "ParsedChunk", "parse_chunk", "num_threads"]
 
+# chunks parsed ahead for one compressed file, at most (its chunk count is unknown up front)
+_STREAM_AHEAD = 64
 _pool = None
 _pool_lock = threading.Lock()
 
@@ -110,9 +112,13 @@ class ChunkStream:
 
     def __init__(self, files, opts, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
                  ahead=4, backend=None):
-        self._tasks = iter(plan(files, num_parts, part_index, chunk_size))
+        tasks = list(plan(files, num_parts, part_index, chunk_size, opts.max_line_bytes))
+        self._tasks = iter(tasks)
         self._opts, self._backend = opts, backend
-        self._ahead = max(1, int(ahead))
+        # never more chunks ahead than the part can hold: one per byte range of a plain
+        # file; a compressed stream's count is unknown until it is read
+        limit = 1 + sum(1 if isinstance(t, RangeTask) else _STREAM_AHEAD for t in tasks)
+        self._ahead = max(1, min(int(ahead), limit))
         self._pending = deque()
         self._stream = None  # generator of the compressed file being read
         self._reader = None

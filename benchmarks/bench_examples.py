@@ -1,0 +1,142 @@
+"""MXNet 1.9.1's four sparse example programs side by side: sparsenet vs MXNet, samples/s.
+
+    python benchmarks/bench_examples.py [--programs wide_deep,factorization_machine,...]
+        [--repeats 3] [--threads 1] [--mxnet-python /tmp/mx/bin/python]
+        [--data-dir DIR] [--fm-input-size 1000000]
+
+The programs are ``tests/examples/*_program.py``: our own code making the same
+``mx`` calls in the same order as MXNet's ``example/sparse/`` programs
+(``linear_classification``, ``factorization_machine``, ``matrix_factorization``,
+``wide_deep``), with train.py's default model and batch sizes, on generated
+data in each program's format (``tests/examples/recipes.py``, recipe ``bench``):
+
+* wide_deep: 32,000 UCI Adult rows, batch 100, Adam;
+* linear_classification: 200,000 Avazu LibSVM rows (15 features, 1,000,001
+  columns), batch 8192, SGD, the custom weighted softmax loss;
+* factorization_machine: 100,000 Criteo LibSVM rows (39 features,
+  ``--fm-input-size`` columns, MXNet's default 1,000,000), batch 1000, factor 16,
+  Adam through kvstore 'local';
+* matrix_factorization: 200,000 MovieLens ratings, batch 128, factor 128, SGD
+  with momentum through kvstore 'device', PrefetchingIter.
+
+Every run is a fresh process (``tests/examples/run_mxnet.py``; for MXNet the name
+``sparsenet`` resolves to ``mxnet``, so both run the same file), one epoch, with
+``OMP_NUM_THREADS`` as ``--threads``; samples/s counts the training loop only
+(``forward_backward``, ``update``, ``update_metric``, Speedometer; ``prepare`` for
+the programs that call it; ``waitall`` at the end), not parsing, binding or
+``score``. The two libraries alternate (sparsenet first on even repeats); the
+table gives the median of each and the median of the per-pair ratios
+(sparsenet / MXNet, >= 1: sparsenet at least as fast), and each library's metric
+of ``score`` on the test file after the epoch, which should agree (same data,
+same initial weights).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from tests.examples import recipes  # noqa: E402  (no mx import: data files only)
+
+RUNNER = os.path.join(ROOT, "tests", "examples", "run_mxnet.py")
+PROGRAMS = ("wide_deep", "linear_classification", "factorization_machine",
+            "matrix_factorization")
+METRIC = {"wide_deep": ("val_acc", "acc"), "linear_classification": ("eval_nll", "nll"),
+          "factorization_machine": ("eval_log_loss", "log-loss"),
+          "matrix_factorization": ("eval_mse", "mse")}
+
+
+def run_once(python, library, program, data_dir, threads):
+    """One fresh-process training run; its result dict, or ``{'error': last line}``."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
+               MXNET_STORAGE_FALLBACK_LOG_VERBOSE="0", PYTHONPATH=ROOT)
+    env.pop("SPARSENET_STORAGE_FALLBACK", None)
+    proc = subprocess.run([python, RUNNER, program, "bench", data_dir, "--no-data",
+                           "--library", library], env=env, capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": err[:120]}
+    return json.loads(lines[-1])
+
+
+def metric_of(program, result):
+    key, _ = METRIC[program]
+    return result[key][-1]
+
+
+def compare(program, repeats, ours_python, mxnet_python, threads, data_dir):
+    """Per-repeat samples/s of both libraries (alternating) and their last metrics."""
+    ours, theirs, metrics = [], [], {}
+    for r in range(repeats):
+        order = [("sparsenet", ours_python, ours), ("mxnet", mxnet_python, theirs)]
+        if r % 2:
+            order.reverse()
+        for library, python, out in order:
+            if python is None:
+                continue
+            res = run_once(python, library, program, data_dir, threads)
+            if "error" in res:
+                metrics[library] = res["error"]
+                out.append(None)
+                continue
+            out.append(res["samples"] / res["seconds"])
+            metrics[library] = metric_of(program, res)
+    return ours, theirs, metrics
+
+
+def fmt(x):
+    return "failed" if x is None else f"{x:,.0f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--programs", default=",".join(PROGRAMS))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--mxnet-python", default=None)
+    ap.add_argument("--data-dir", default=None, help="where the data files go (default: a "
+                    "temporary directory)")
+    ap.add_argument("--fm-input-size", type=int, default=1000000,
+                    help="columns of the factorization machine's data (MXNet's default)")
+    args = ap.parse_args()
+    base = args.data_dir or tempfile.mkdtemp(prefix="bench_examples_")
+    print(f"\nMXNet 1.9.1's sparse example programs, one epoch per fresh process, "
+          f"{args.threads} thread(s), median of {args.repeats}; training-loop samples/s\n")
+    print("| program | sparsenet samples/s | MXNet 1.9.1 samples/s | sparsenet / MXNet "
+          "(median of pairs) | test-set metric after the epoch (sparsenet / MXNet) |")
+    print("|---|---:|---:|---:|---|")
+    for program in args.programs.split(","):
+        data_dir = os.path.join(base, program)
+        overrides = ({"input_size": args.fm_input_size}
+                     if program == "factorization_machine" else {})
+        kwargs = recipes.prepare(program, "bench", data_dir, **overrides)
+        with open(os.path.join(data_dir, "kwargs.json"), "w") as f:
+            json.dump(kwargs, f)
+        ours, theirs, metrics = compare(program, args.repeats, sys.executable,
+                                        args.mxnet_python, args.threads, data_dir)
+        ok = [x for x in ours if x is not None]
+        a = statistics.median(ok) if ok else None
+        b = None
+        ratio = "-"
+        if theirs:
+            ok_b = [x for x in theirs if x is not None]
+            b = statistics.median(ok_b) if ok_b else None
+            pairs = [x / y for x, y in zip(ours, theirs) if x is not None and y is not None]
+            if pairs:
+                ratio = f"**{statistics.median(pairs):.2f}**"
+        name, label = program, METRIC[program][1]
+        m_ours = metrics.get("sparsenet")
+        m_theirs = metrics.get("mxnet", "-")
+        shown = " / ".join(f"{m:.4f}" if isinstance(m, float) else str(m)
+                           for m in (m_ours, m_theirs))
+        print(f"| {name} | {fmt(a)} | {fmt(b) if theirs else '-'} | {ratio} | "
+              f"{label}: {shown} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
