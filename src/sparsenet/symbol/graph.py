@@ -75,19 +75,30 @@ class Node:
         if not s:
             return None
         try:
+            if not isinstance(s, str) or len(s) > 4096:
+                raise ValueError(s)
             value = ast.literal_eval(s)
-        except (ValueError, SyntaxError):
-            raise SparsenetError(f"variable '{self.name}': __shape__ {s!r} is not a shape") \
-                from None
-        return (int(value),) if isinstance(value, int) else tuple(int(d) for d in value)
+            return (int(value),) if isinstance(value, int) else tuple(int(d) for d in value)
+        except (ValueError, SyntaxError, TypeError, RecursionError, MemoryError):
+            raise SparsenetError(f"variable '{self.name}': __shape__ {str(s)[:80]!r} is not a "
+                                 f"shape") from None
 
     def dtype(self):
         d = self.attrs.get("__dtype__")
-        return CODE_DTYPE[int(d)] if d is not None else None
+        return None if d is None else _coded(CODE_DTYPE, d, self.name, "__dtype__")
 
     def stype(self):
         s = self.attrs.get("__storage_type__")
-        return CODE_STYPE[int(s)] if s is not None else DEFAULT
+        return DEFAULT if s is None else _coded(CODE_STYPE, s, self.name, "__storage_type__")
+
+
+def _coded(table, value, name, attr):
+    """``table[int(value)]``, or the symbol error naming variable ``name`` and ``attr``."""
+    try:
+        return table[int(value)]
+    except (KeyError, ValueError, TypeError, OverflowError):
+        raise SparsenetError(f"variable '{name}': {attr} {str(value)[:40]!r} is not one of the "
+                             f"codes {sorted(table)}") from None
 
 
 def aux_variable_ids(nodes):

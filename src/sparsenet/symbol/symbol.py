@@ -556,19 +556,27 @@ def load_json(json_str, _inits=None):
     try:
         doc = json.loads(json_str)
         raw_nodes, heads = doc["nodes"], doc["heads"]
-    except (ValueError, KeyError, TypeError) as e:
-        raise SparsenetError(f"load_json: not a symbol JSON document ({e})") from None
+        if not isinstance(raw_nodes, list) or not isinstance(heads, list):
+            raise TypeError("'nodes' and 'heads' must be lists")
+    except (ValueError, KeyError, TypeError, RecursionError) as e:
+        raise SparsenetError(f"load_json: not a symbol JSON document "
+                             f"({type(e).__name__}: {str(e)[:200]})") from None
     nodes = []
     for i, rn in enumerate(raw_nodes):
         try:
             opname, name = rn["op"], rn["name"]
+            if not isinstance(opname, str) or not isinstance(name, str):
+                raise TypeError(f"'op' and 'name' must be strings, got {type(opname).__name__} "
+                                f"and {type(name).__name__}")
             attrs = dict(rn.get("attrs", rn.get("attr", rn.get("param", {}))) or {})
-            inputs = [(nodes[e[0]], e[1]) for e in rn.get("inputs", [])]
-        except (KeyError, TypeError, IndexError) as e:
+            inputs = [_entry(nodes, e) for e in rn.get("inputs", [])]
+        except (KeyError, TypeError, IndexError, ValueError) as e:
             raise SparsenetError(f"load_json: malformed node {i} ({e})") from None
         if opname == "null":
             init = (_inits or {}).get(name)
-            nodes.append(Node(None, name, attrs=attrs, init=init))
+            node = Node(None, name, attrs=attrs, init=init)
+            node.shape(), node.dtype(), node.stype()  # a malformed attribute fails here
+            nodes.append(node)
             continue
         op = OPERATORS.get(opname)
         if op is None:
@@ -584,9 +592,27 @@ def load_json(json_str, _inits=None):
         rest = {k: v for k, v in attrs.items() if k not in params}
         nodes.append(Node(op, name, params=params, inputs=inputs, attrs=rest))
     try:
-        return Symbol([(nodes[h[0]], h[1]) for h in heads])
-    except (IndexError, TypeError) as e:
+        return Symbol([_entry(nodes, h) for h in heads])
+    except (IndexError, TypeError, ValueError) as e:
         raise SparsenetError(f"load_json: bad heads ({e})") from None
+
+
+def _entry(nodes, e):
+    """The ``(node, output)`` an entry ``[node index, output index, ...]`` of a symbol JSON
+    document names: an earlier node and one of its outputs (no negative indices)."""
+    if not isinstance(e, (list, tuple)) or len(e) < 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) for v in e[:2]):
+        raise TypeError(f"an entry must be [node, output, ...] integers, got {e!r}")
+    k, out = e[0], e[1]
+    if not 0 <= k < len(nodes):
+        raise IndexError(f"entry {e!r} refers to node {k}; the nodes before it are 0.."
+                         f"{len(nodes) - 1}")
+    node = nodes[k]
+    count = 1 if node.op is None else node.op.num_outputs(node.params)
+    if not 0 <= out < count:
+        raise IndexError(f"entry {e!r} asks for output {out} of node '{node.name}', which has "
+                         f"{count}")
+    return node, out
 
 
 fromjson = load_json
