@@ -92,11 +92,37 @@ def _encode_array(arr):
             "parts": parts, "sha256": _digest(parts)}
 
 
+_INDEX_DTYPES = (torch.int32, torch.int64)
+
+
+def _check_record(stype, shape, parts, where):
+    """The checks a record's fields need before any is used (a crafted file may hold
+    anything a weights-only load admits)."""
+    if stype not in (DEFAULT, CSR, ROW_SPARSE):
+        raise FileFormatError(f"{where}: unknown storage type {str(stype)[:40]!r}")
+    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise FileFormatError(f"{where}: the shape {shape!r} is not non-negative integers")
+    want = {DEFAULT: 1, CSR: 3, ROW_SPARSE: 2}[stype]
+    if not isinstance(parts, (list, tuple)) or len(parts) != want or not all(
+            isinstance(t, torch.Tensor) for t in parts):
+        raise FileFormatError(f"{where}: a {stype} array is stored as {want} tensor(s), got "
+                              f"{type(parts).__name__}")
+    for t in parts:
+        if t.device.type != "cpu" or t.layout != torch.strided:
+            raise FileFormatError(f"{where}: a stored tensor is on {t.device.type} with layout "
+                                  f"{t.layout}; a file holds dense CPU tensors")
+    for t in parts[1:]:
+        if t.dtype not in _INDEX_DTYPES:
+            raise FileFormatError(f"{where}: {stype} indices must be int32 or int64, got "
+                                  f"{t.dtype}")
+
+
 def _decode_array(rec, where="<pickle>"):
     try:
         stype, shape, parts = rec["stype"], tuple(rec["shape"]), rec["parts"]
-    except (KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         raise FileFormatError(f"{where}: malformed array record") from None
+    _check_record(stype, shape, parts, where)
     if "sha256" in rec and _digest(parts) != rec["sha256"]:
         raise FileFormatError(f"{where}: checksum mismatch, the file is corrupt")
     try:
@@ -183,12 +209,23 @@ def _load_mxnet(f, size, where, ctx):
 def _unpack(payload, where, ctx):
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise FileFormatError(f"{where}: not a sparsenet array file")
-    if payload.get("version", 0) > VERSION:
+    version = payload.get("version", 0)
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise FileFormatError(f"{where}: the format version {str(version)[:20]!r} is not an "
+                              f"integer")
+    if version > VERSION:
         raise FileFormatError(f"{where}: written by a newer sparsenet (format version "
-                              f"{payload['version']} > {VERSION})")
+                              f"{version} > {VERSION})")
     arrays = payload.get("arrays", [])
+    if not isinstance(arrays, list):
+        raise FileFormatError(f"{where}: 'arrays' is a {type(arrays).__name__}, not a list")
     if payload.get("kind") == "dict":
         keys = payload.get("keys", [])
+        if not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+            raise FileFormatError(f"{where}: the keys are not a list of strings")
+        if len(set(keys)) != len(keys):
+            dup = next(k for k in keys if keys.count(k) > 1)
+            raise FileFormatError(f"{where}: the key {dup!r} appears twice")
         if len(keys) != len(arrays):
             raise FileFormatError(f"{where}: {len(keys)} keys for {len(arrays)} arrays")
         out = {k: _decode_array(a, f"{where}: key '{k}'") for k, a in zip(keys, arrays)}
