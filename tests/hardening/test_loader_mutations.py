@@ -36,9 +36,10 @@ def test_nd_load_of_mutated_files(tmp_path, fmt, patch, at, cut):
         assert str(path) in str(e)
         return
     for v in (out.values() if isinstance(out, dict) else out):  # what loads is valid
-        v.asnumpy()
-        if v.stype != 'default':
-            v.check_format()
+        if v.stype == 'default':
+            v.asnumpy()  # its values are in the file
+        else:
+            v.check_format()  # (a sparse array may legitimately have a huge shape)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

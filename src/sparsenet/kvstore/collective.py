@@ -36,6 +36,7 @@ import datetime
 import hashlib
 import os
 import socket
+import threading
 import time
 
 import torch
@@ -60,6 +61,8 @@ _LAUNCH_HINT = ("launch the script with `torchrun --nproc-per-node=N script.py` 
 # how long a failed collective waits for a dead peer's process to disappear before the
 # error is raised without naming it (a rank that raised may still be printing its traceback)
 _DEATH_GRACE = 3.0
+# how long exiting waits for the process group's teardown
+_DESTROY_WAIT = 10.0
 
 
 class _State:
@@ -183,10 +186,19 @@ def shutdown():
     >>> shutdown()  # nothing to do outside a distributed run
     """
     if _STATE.owned and dist.is_available() and dist.is_initialized():
-        try:
-            dist.destroy_process_group()
-        except RuntimeError:
-            pass
+        # bounded: with a peer gone, some torch releases block in the teardown; a process
+        # that is exiting must not hang on it
+        done = threading.Event()
+
+        def destroy():
+            try:
+                dist.destroy_process_group()
+            except RuntimeError:
+                pass
+            finally:
+                done.set()
+        threading.Thread(target=destroy, name="sparsenet-pg-destroy", daemon=True).start()
+        done.wait(_DESTROY_WAIT)
     _STATE.owned = False
     _STATE.peers = None
     _STATE.broken = None
