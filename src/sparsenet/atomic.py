@@ -41,9 +41,10 @@ def _write_failure(error, path, folder):
     code = None
     if isinstance(error, OSError) and error.errno in _NO_ROOM:
         code = error.errno
-    elif isinstance(error, RuntimeError) and (_disk_full(folder)
-                                              or "unexpected pos" in str(error)):
-        code = errno.ENOSPC if _disk_full(folder) else errno.EIO
+    elif isinstance(error, RuntimeError):
+        full = _disk_full(folder)
+        if full or "unexpected pos" in str(error):
+            code = errno.ENOSPC if full else errno.EIO
     if code is None:
         return None
     return OSError(code, f"{os.strerror(code)} while writing the file; the previous file, if "

@@ -242,7 +242,7 @@ class Trainer:
         with autograd.pause():  # may run inside record() (a forward's row_sparse_data)
             for i, param in enumerate(self._params):
                 arrays = param._check_and_get(param._data, list)
-                if self._update_on_kvstore and isinstance(kv, KVStore):
+                if self._update_on_kvstore:
                     kv._adopt(i, arrays[0])  # the store updates the parameter's own array
                 else:
                     kv.init(i, arrays[0])
@@ -252,12 +252,11 @@ class Trainer:
 
     def _fresh_grads(self, ignore_stale_grad):
         """Indices of the parameters whose gradients a backward pass wrote (all contexts)."""
-        fresh = grad_store.fresh_buffers()
         out = []
         for i, param in enumerate(self._params):
             if param._grad is None or param._grad_req == "null":
                 continue
-            written = [fresh.get(id(g)) is not None and fresh[id(g)]() is g for g in param._grad]
+            written = [grad_store.is_fresh(g) for g in param._grad]
             if all(written):
                 out.append(i)
             elif not ignore_stale_grad:
@@ -274,7 +273,7 @@ class Trainer:
             return
         if not indices:
             return
-        kv, fresh = self._kvstore, grad_store.fresh_buffers()
+        kv = self._kvstore
         grads = [self._params[i]._grad for i in indices]
         kv.push(indices, grads)  # one call: a distributed store reduces every key together
         if not self._update_on_kvstore:
@@ -282,7 +281,7 @@ class Trainer:
             return
         for block in grads:  # consumed: the store updated the weights
             for g in block:
-                fresh.pop(id(g), None)
+                grad_store.take_fresh(g)
         dense = [i for i in indices if self._params[i]._stype == "default"]
         if dense:  # (a no-op for a parameter array the store holds itself)
             kv.pull(dense, [self._params[i]._data for i in dense])

@@ -44,10 +44,9 @@ from ..base import (InvalidArgumentError, ShapeError, SparsenetError, StorageTyp
 from ..context import cpu, place
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
-from ..ops.binary import add_n
 from . import collective
 from .keys import check_key, checked_row_ids, flat_arrays, key_value_pairs
-from .kvstore import KVStore
+from .kvstore import KVStore, sum_pushed
 from .reduction import reduce_over_ranks
 from .sharded import ShardedRows
 
@@ -290,7 +289,8 @@ class DistKVStore(KVStore):
             described = []
             for k, values in grouped.items():
                 if k in self._sharded:
-                    tables[k] = self._merge_for_table(k, self._sharded[k], values)
+                    table = self._sharded[k]
+                    tables[k] = sum_pushed(k, values, table.shape, table.dtype, table.ctx)
                     described.append(f"{k!r} sharded")
                 else:
                     merged[k] = self._merge(k, values)
@@ -301,20 +301,6 @@ class DistKVStore(KVStore):
             self._apply(k, total)
         for k, m in tables.items():
             self._sharded[k].push(m, self._updater_for(k))
-
-    @staticmethod
-    def _merge_for_table(key, table, values):
-        """This process's sum of the values pushed for the sharded ``key`` (checked)."""
-        for v in values:
-            if tuple(v.shape) != table.shape:
-                raise ShapeError(f"kvstore push of key {key!r}: value has shape {v.shape}, "
-                                 f"the key was initialized with shape {table.shape}")
-            if v.stype not in (DEFAULT, ROW_SPARSE):
-                raise StorageTypeError(f"kvstore push of key {key!r}: expected default or "
-                                       f"row_sparse values, got a {v.stype} value")
-        moved = [(v if v.dtype == table.dtype else v.astype(table.dtype))
-                 .as_in_context(table.ctx) for v in values]
-        return moved[0] if len(moved) == 1 else add_n(*moved)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy ``key``'s value into ``out`` (see :meth:`KVStore.pull`).

@@ -33,7 +33,7 @@ from .keys import checked_row_ids, flat_arrays, key_value_pairs
 from .rows import rows_of
 from .updating import UpdatingStore
 
-__all__ = ["KVStore", "LOCAL_TYPES"]
+__all__ = ["KVStore", "LOCAL_TYPES", "sum_pushed"]
 
 # MXNet's in-process store names ('device' in the name: merge on the devices)
 LOCAL_TYPES = ("local", "device", "local_update_cpu", "local_allreduce_cpu",
@@ -44,6 +44,32 @@ _IGNORED_PULL = ("kvstore pull of key {key!r}: the out array has storage type {s
                  "kv.row_sparse_pull(key, out, row_ids=...) (or module.prepare() with row ids) "
                  "to pull rows into a row_sparse array, or pass ignore_sparse=False to copy "
                  "the whole value.")
+
+
+def sum_pushed(key, values, shape, dtype, ctx):
+    """The sum of the arrays pushed for ``key`` (checked against the key's ``shape``; cast to
+    its ``dtype``), on ``ctx``: a new array, never one of the caller's.
+
+    >>> import sparsenet as mx
+    >>> sum_pushed('w', [mx.nd.ones((2,)), mx.nd.ones((2,))], (2,), 'float32',
+    ...            mx.cpu()).asnumpy()
+    array([2., 2.], dtype=float32)
+    """
+    moved = []
+    for v in values:
+        if tuple(v.shape) != tuple(shape):
+            raise ShapeError(f"kvstore push of key {key!r}: value has shape {v.shape}, the "
+                             f"key was initialized with shape {tuple(shape)}")
+        if v.stype == CSR:
+            raise StorageTypeError(
+                f"kvstore push of key {key!r}: expected default or row_sparse values, got a "
+                f"csr value")
+        if v.dtype != dtype:
+            v = v.astype(dtype)
+        moved.append(v.as_in_context(ctx))
+    if len(moved) == 1:
+        return moved[0].copyto(ctx)  # never keep the caller's array
+    return add_n(*moved)
 
 
 class KVStore(UpdatingStore):
@@ -168,22 +194,7 @@ class KVStore(UpdatingStore):
     def _merge(self, key, values):
         """This process's sum of the arrays pushed for ``key``, on the store's context."""
         stored = self._stored(key, "push")
-        ctx = stored.context
-        moved = []
-        for v in values:
-            if v.shape != stored.shape:
-                raise ShapeError(f"kvstore push of key {key!r}: value has shape {v.shape}, the "
-                                 f"key was initialized with shape {stored.shape}")
-            if v.stype == CSR:
-                raise StorageTypeError(
-                    f"kvstore push of key {key!r}: expected default or row_sparse values, got a "
-                    f"csr value")
-            if v.dtype != stored.dtype:
-                v = v.astype(stored.dtype)
-            moved.append(v.as_in_context(ctx))
-        if len(moved) == 1:
-            return moved[0].copyto(ctx)  # never keep the caller's array
-        return add_n(*moved)
+        return sum_pushed(key, values, stored.shape, stored.dtype, stored.context)
 
     def push(self, key, value, priority=0):
         """Push ``value`` into ``key``: sum the arrays, then update or replace the stored value.

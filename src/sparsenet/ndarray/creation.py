@@ -31,10 +31,6 @@ __all__ = ["array", "zeros", "ones", "full", "empty", "arange", "linspace", "eye
            "from_numpy", "from_torch", "from_dlpack", "from_scipy"]
 
 
-def _shape(shape):
-    return as_shape(shape)
-
-
 def _device(ctx):
     ctx = as_context(ctx)
     ctx.check_available()
@@ -42,7 +38,8 @@ def _device(ctx):
 
 
 def _on(array, ctx):
-    """``array`` placed on ``ctx`` (None: the current context), see :func:`~sparsenet.context.place`."""
+    """``array`` placed on ``ctx`` (None: the current context); see
+    :func:`~sparsenet.context.place`."""
     return place(array, as_context(ctx))
 
 
@@ -173,7 +170,8 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
-    return _on(NDArray(memory.zeros(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
+    t = memory.zeros(as_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))
+    return _on(NDArray(t), ctx)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
@@ -183,7 +181,8 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.ones((2,)).asnumpy()
     array([1., 1.], dtype=float32)
     """
-    return _on(NDArray(memory.full(_shape(shape), 1, dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
+    t = memory.full(as_shape(shape), 1, dtype=torch_dtype(dtype), device=_device(ctx))
+    return _on(NDArray(t), ctx)
 
 
 def full(shape, val, ctx=None, dtype=None, **kwargs):
@@ -193,7 +192,8 @@ def full(shape, val, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.full((2,), 7).asnumpy()
     array([7., 7.], dtype=float32)
     """
-    return _on(NDArray(memory.full(_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
+    t = memory.full(as_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx))
+    return _on(NDArray(t), ctx)
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -205,7 +205,8 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
-    return _on(NDArray(memory.empty(_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
+    t = memory.empty(as_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))
+    return _on(NDArray(t), ctx)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):
@@ -234,7 +235,8 @@ def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     array([0. , 0.5, 1. ], dtype=float32)
     """
     values = np.linspace(start, stop, num, endpoint=endpoint)
-    return _on(NDArray(torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
+    t = torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx))
+    return _on(NDArray(t), ctx)
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None):  # noqa: N803 - MXNet's names
@@ -246,7 +248,8 @@ def eye(N, M=0, k=0, ctx=None, dtype=None):  # noqa: N803 - MXNet's names
            [0., 1.]], dtype=float32)
     """
     values = np.eye(N, M or N, k)
-    return _on(NDArray(torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx))), ctx)
+    t = torch.from_numpy(values).to(dtype=torch_dtype(dtype), device=_device(ctx))
+    return _on(NDArray(t), ctx)
 
 
 # ---------------------------------------------------------------------- sparse
@@ -324,7 +327,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
                 raise InvalidArgumentError("csr_matrix: cannot infer the shape of CSR parts "
                                            "with no stored values; pass shape=(rows, cols)")
             shape = (indptr.numel() - 1, int(indices.max()) + 1)
-        shape = _shape(shape)
+        shape = as_shape(shape)
         if validate:
             data, indices = _sorted_columns(data, indices, indptr, shape)
         return _on(CSRNDArray(data, indices, indptr, shape, validate=validate), ctx)
@@ -346,7 +349,7 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
             dtype = mx_real_t
         t = _to_tensor(arg1, dtype, device)
         out = dense_to_csr(t)
-    if shape is not None and tuple(out.shape) != _shape(shape):
+    if shape is not None and tuple(out.shape) != as_shape(shape):
         raise ValueError(f"csr_matrix: shape {tuple(shape)} does not match the source's shape "
                          f"{out.shape}")
     return _on(out, ctx)
@@ -422,9 +425,11 @@ def from_scipy(matrix, ctx=None, dtype=None, validate=True):
     indptr = torch.from_numpy(m.indptr.astype(np.int64))
     if validate:  # before SciPy's own passes, which trust the parts
         _check_scipy_parts(indices, indptr, shape)
-    if not m.has_canonical_format:
+    if not m.has_canonical_format:  # repeated or unsorted columns: summed and sorted
         m.sum_duplicates()
-    m.sort_indices()
+        m.sort_indices()
+        indices = torch.from_numpy(m.indices.astype(np.int64))
+        indptr = torch.from_numpy(m.indptr.astype(np.int64))
     device = _device(ctx)
     values = m.data
     if dtype is None and values.dtype not in (np.float16, np.float32, np.float64, np.int32,
@@ -433,9 +438,7 @@ def from_scipy(matrix, ctx=None, dtype=None, validate=True):
     data = torch.from_numpy(np.ascontiguousarray(values))
     if dtype is not None:
         data = data.to(torch_dtype(dtype))
-    return _on(CSRNDArray._from_parts(data.to(device),
-                                      torch.from_numpy(m.indices.astype(np.int64)).to(device),
-                                      torch.from_numpy(m.indptr.astype(np.int64)).to(device),
+    return _on(CSRNDArray._from_parts(data.to(device), indices.to(device), indptr.to(device),
                                       shape), ctx)
 
 
@@ -486,13 +489,13 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
                 raise InvalidArgumentError("row_sparse_array: cannot infer the shape of parts "
                                            "with no stored rows; pass shape=")
             shape = (int(indices.max()) + 1,) + tuple(data.shape[1:])
-        return _on(RowSparseNDArray(data, indices, _shape(shape), validate=validate), ctx)
+        return _on(RowSparseNDArray(data, indices, as_shape(shape), validate=validate), ctx)
     else:
         if dtype is None and not isinstance(arg1, (np.ndarray, NDArray, torch.Tensor)):
             dtype = mx_real_t
         t = _to_tensor(arg1, dtype, device)
         out = dense_to_row_sparse(t)
-    if shape is not None and tuple(out.shape) != _shape(shape):
+    if shape is not None and tuple(out.shape) != as_shape(shape):
         raise ValueError(f"row_sparse_array: shape {tuple(shape)} does not match the source's "
                          f"shape {out.shape}")
     return _on(out, ctx)
@@ -506,7 +509,7 @@ def sparse_zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     array([0, 0, 0])
     """
     check_stype(stype)
-    shape = _shape(shape)
+    shape = as_shape(shape)
     if stype == DEFAULT:
         return zeros(shape, ctx=ctx, dtype=dtype)
     device = _device(ctx)

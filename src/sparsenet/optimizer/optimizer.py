@@ -524,7 +524,7 @@ class Updater:
             indices, grads, weights = list(index), list(grad), list(weight)
         else:
             indices, grads, weights = [index], [grad], [weight]
-        if weights:  # the Context's device_id, without building the Context
+        if weights:  # update counters per context (cpu(0) and cpu(1) are two devices)
             self.optimizer._set_current_context(weights[0].context.device_id)
         states, synced, seen = self.states, self.states_synced, self._weights
         for i, idx in enumerate(indices):

@@ -166,7 +166,8 @@ class LibSVMIter(DataIter):
         Read only part ``part_index`` of ``num_parts`` byte ranges; every line
         belongs to exactly one part. Not given, in a process of a distributed
         job that created a ``'dist*'`` kvstore (:mod:`sparsenet.kvstore.dist`),
-        they are the number of workers and this worker's rank; else 1 and 0. With at least as many compressed files as
+        they are the number of workers and this worker's rank; else 1 and 0.
+        With at least as many compressed files as
         parts, each part owns whole compressed files (balanced by size; see
         :mod:`~sparsenet.io.libsvm.source`) and decompresses only those.
     prefetch_buffer : int
