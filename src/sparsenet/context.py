@@ -22,7 +22,7 @@ import warnings
 
 import torch
 
-from .base import SparsenetError
+from .base import InvalidArgumentError, InvalidArgumentTypeError, SparsenetError
 
 __all__ = ["Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "place",
            "LOGICAL"]
@@ -91,8 +91,8 @@ class Context(metaclass=_ContextMeta):
             device_id = device_type.index or 0
             device_type = "gpu" if device_type.type == "cuda" else device_type.type
         if device_type not in self.devstr2type:
-            raise ValueError(f"unknown device type {device_type!r}; expected one of "
-                             f"{sorted(self.devstr2type)}")
+            raise InvalidArgumentError(f"unknown device type {device_type!r}; expected one of "
+                                       f"{sorted(self.devstr2type)}")
         self.device_type = device_type
         self.device_id = int(device_id)
         if device_type == "gpu":
@@ -209,7 +209,8 @@ def as_context(ctx):
         if isinstance(ctx, str) and ctx not in Context.devstr2type:
             return Context(torch.device(ctx))
         return Context(ctx)
-    raise TypeError(f"expected a Context such as mx.cpu() or mx.gpu(0), got {ctx!r}")
+    raise InvalidArgumentTypeError(f"expected a Context such as mx.cpu() or mx.gpu(0), got "
+                                   f"{ctx!r}")
 
 
 def place(array, ctx):

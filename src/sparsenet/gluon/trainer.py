@@ -98,18 +98,18 @@ class Trainer:
         if isinstance(params, (dict, ParameterDict)):
             params = [params[k] for k in sorted(params.keys())]
         if not isinstance(params, (list, tuple)):
-            raise ValueError(f"First argument must be a list or dict of Parameters, got "
-                             f"{type(params)}.")
+            raise InvalidArgumentError(f"First argument must be a list or dict of Parameters, got "
+                                       f"{type(params)}.")
         self._params = []
         self._param2idx = {}
         seen = set()
         for i, param in enumerate(params):
             if not isinstance(param, Parameter):
-                raise ValueError(f"First argument must be a list or dict of Parameters, got "
-                                 f"list of {type(param)}.")
+                raise InvalidArgumentError("First argument must be a list or dict of Parameters, "
+                                           f"got list of {type(param)}.")
             if id(param) in seen:
-                raise ValueError(f"Parameter '{param.name}' appears twice in the parameter "
-                                 f"list of the Trainer")
+                raise InvalidArgumentError(f"Parameter '{param.name}' appears twice in the "
+                                           f"parameter list of the Trainer")
             seen.add(id(param))
             self._param2idx[param.name] = i
             self._params.append(param)
@@ -122,8 +122,8 @@ class Trainer:
             raise InvalidArgumentError(f"Trainer: unknown kvstore {kvstore!r}; use None, "
                                        f"'local', 'device' or a 'dist*' name")
         if compression_params is not None:
-            raise ValueError("gradient compression is not supported: compression_params must "
-                             "be None")
+            raise InvalidArgumentError("gradient compression is not supported: compression_params "
+                                       "must be None")
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kv_initialized = False
         self._kvstore = None
@@ -138,10 +138,10 @@ class Trainer:
         for param in self._params:
             ctx = param.list_ctx()
             if contexts is not None and contexts != ctx:
-                raise ValueError(f"All Parameters must be initialized on the same set of "
-                                 f"contexts, but Parameter {param.name} is initialized on "
-                                 f"{ctx} while previous Parameters are initialized on "
-                                 f"{contexts}.")
+                raise InvalidArgumentError(f"All Parameters must be initialized on the same set "
+                                           f"of contexts, but Parameter {param.name} is "
+                                           f"initialized on {ctx} while previous Parameters are "
+                                           f"initialized on {contexts}.")
             contexts = ctx
         return contexts or []
 
@@ -149,8 +149,8 @@ class Trainer:
         param_dict = dict(enumerate(self._params))
         if isinstance(optimizer, opt.Optimizer):
             if optimizer_params:
-                raise ValueError("optimizer_params must be None if optimizer is an instance of "
-                                 "Optimizer instead of str")
+                raise InvalidArgumentError("optimizer_params must be None if optimizer is an "
+                                           "instance of Optimizer instead of str")
             self._optimizer = optimizer
             self._optimizer.param_dict = param_dict  # shared: lr_mult/wd_mult edits apply
         else:

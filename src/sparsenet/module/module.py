@@ -28,8 +28,9 @@ import torch
 
 from .. import initializer as init_mod
 from .. import kvstore as kvstore_mod
-from ..atomic import atomic_write
 from .. import optimizer as opt
+from ..atomic import atomic_write
+from ..base import InvalidArgumentError, InvalidArgumentTypeError
 from ..context import as_context, cpu
 from ..initializer import InitDesc
 from ..kvstore import KVStore
@@ -95,11 +96,11 @@ class Module(BaseModule):
         elif not isinstance(context, (list, tuple)):
             context = [context]
         if not context:
-            raise ValueError("Module: context must name at least one Context")
+            raise InvalidArgumentError("Module: context must name at least one Context")
         self._context = [as_context(c) for c in context]
         if work_load_list is not None and len(work_load_list) != len(self._context):
-            raise ValueError(f"Module: work_load_list has {len(work_load_list)} entries for "
-                             f"{len(self._context)} contexts")
+            raise InvalidArgumentError(f"Module: work_load_list has {len(work_load_list)} entries "
+                                       f"for {len(self._context)} contexts")
         self._work_load_list = work_load_list
         self._symbol = symbol
         self._data_names = _names(data_names, ())
@@ -111,8 +112,8 @@ class Module(BaseModule):
                             ("fixed_param", self._fixed_param_names)):
             missing = [n for n in names if n not in args]
             if missing:
-                raise ValueError(f"Module: {kind}_names {missing} are not arguments of the "
-                                 f"symbol; its arguments are {args}")
+                raise InvalidArgumentError(f"Module: {kind}_names {missing} are not arguments of "
+                                           f"the symbol; its arguments are {args}")
         absent = [n for n in self._label_names if n not in args]
         if absent:
             warnings.warn(f"Module: label_names {absent} are not arguments of the symbol and "
@@ -258,8 +259,8 @@ class Module(BaseModule):
                                    (aux_params, self._aux_names, "auxiliary states")):
             extra = [k for k in (given or {}) if k not in names]
             if extra and not allow_extra:
-                raise ValueError(f"init_params: {extra} are not {what} of the module; pass "
-                                 f"allow_extra=True to ignore them")
+                raise InvalidArgumentError(f"init_params: {extra} are not {what} of the module; "
+                                           f"pass allow_extra=True to ignore them")
         nodes = {n.name: n for n in self._symbol._input_nodes()}
         for given, table, names, what in (
                 (arg_params, self._exec.arg_dict, self._param_names, "arg_params"),
@@ -302,10 +303,11 @@ class Module(BaseModule):
     @staticmethod
     def _assign(arr, value):
         if not isinstance(value, NDArray):
-            raise TypeError(f"parameter values must be NDArrays, got {type(value).__name__}")
+            raise InvalidArgumentTypeError("parameter values must be NDArrays, got "
+                                           f"{type(value).__name__}")
         if tuple(value.shape) != tuple(arr.shape):
-            raise ValueError(f"parameter shape {value.shape} does not match the bound shape "
-                             f"{arr.shape}")
+            raise InvalidArgumentError(f"parameter shape {value.shape} does not match the bound "
+                                       f"shape {arr.shape}")
         with torch.no_grad():
             value.as_in_context(arr.context).copyto(arr)
 
@@ -382,8 +384,8 @@ class Module(BaseModule):
                                    **params)
         else:
             if not isinstance(optimizer, opt.Optimizer):
-                raise TypeError(f"init_optimizer: optimizer must be a name or an Optimizer, got "
-                                f"{type(optimizer).__name__}")
+                raise InvalidArgumentTypeError("init_optimizer: optimizer must be a name or an "
+                                               f"Optimizer, got {type(optimizer).__name__}")
             if optimizer.rescale_grad != rescale_grad:
                 warnings.warn(f"Optimizer created manually outside Module but rescale_grad is "
                               f"not normalized to 1.0/batch_size/num_workers "
@@ -425,8 +427,8 @@ class Module(BaseModule):
                 return None  # in process: the module sums over its contexts and updates
             return kvstore_mod.create(kvstore)
         if not isinstance(kvstore, KVStore):
-            raise TypeError(f"init_optimizer: kvstore must be None, a str or a KVStore, got "
-                            f"{type(kvstore).__name__}")
+            raise InvalidArgumentTypeError("init_optimizer: kvstore must be None, a str or a "
+                                           f"KVStore, got {type(kvstore).__name__}")
         return kvstore
 
     def borrow_optimizer(self, shared_module):
@@ -471,8 +473,9 @@ class Module(BaseModule):
         data = data_batch.data
         labels = getattr(data_batch, "label", None) or ()  # prediction batches may have none
         if len(data) != len(self._data_names):
-            raise ValueError(f"forward: the batch has {len(data)} data arrays, the module "
-                             f"expects {len(self._data_names)} ({self._data_names})")
+            raise InvalidArgumentError(f"forward: the batch has {len(data)} data arrays, the "
+                                       f"module expects {len(self._data_names)} "
+                                       f"({self._data_names})")
         new_data = [tuple(a.shape) for a in data]
         if new_data != self._bound_shapes:
             label_shapes = None
@@ -535,7 +538,7 @@ class Module(BaseModule):
         """Set the states from arrays, or fill them with a scalar ``value``."""
         self._check_ready("set_states")
         if (states is None) == (value is None):
-            raise ValueError("set_states: give exactly one of states and value")
+            raise InvalidArgumentError("set_states: give exactly one of states and value")
         if states is not None and len(self._context) == 1:
             states = [[s] for s in states]
         self._exec_group.set_states(states, value)
@@ -560,12 +563,13 @@ class Module(BaseModule):
             return
         row_ids = sparse_row_id_fn(data_batch)
         if not isinstance(row_ids, dict):
-            raise TypeError("sparse_row_id_fn must return a dict {param name: row ids}")
+            raise InvalidArgumentTypeError("sparse_row_id_fn must return a dict "
+                                           "{param name: row ids}")
         group = self._exec_group
         for name, ids in row_ids.items():
             if name not in self._param_names:
-                raise ValueError(f"sparse_row_id_fn returned row ids for '{name}', which is "
-                                 f"not a parameter")
+                raise InvalidArgumentError(f"sparse_row_id_fn returned row ids for '{name}', which "
+                                           f"is not a parameter")
             replicas = group.param_arrays[self._param_names.index(name)]
             if replicas[0].stype != ROW_SPARSE:
                 warnings.warn(f"{name}.stype is not 'row_sparse'. No need to perform "
