@@ -1,10 +1,11 @@
 """``LibSVMIter``: CSR batches from LibSVM files, parsed in the background, in bounded memory."""
+import os
 from collections import deque
 
 import numpy as np
 import torch
 
-from ...base import SparsenetError
+from ...base import InvalidArgumentError, SparsenetError
 from ...context import as_context, cpu, place
 from ...ndarray.csr import CSRNDArray
 from ...kvstore import collective
@@ -14,7 +15,7 @@ from ..base import DataBatch, DataDesc, DataIter
 from .errors import LibSVMFormatError
 from .load import Accumulator
 from .options import DEFAULT_MAX_LINE_BYTES, ParseOptions
-from .rows import Rows, cat_rows, rows_from_parsed, split_rows
+from .rows import Rows, cat_rows, cycle_rows, rows_from_parsed, split_rows
 from .source import (DEFAULT_CHUNK_SIZE, check_part, count_rows_before, list_files)
 from .stream import ChunkStream
 
@@ -128,6 +129,18 @@ class _Epoch:
         if rows is not None:
             self.rows_out += rows.n
         return rows
+
+
+def physical_memory():
+    """This machine's physical memory in bytes, or None where the system does not say.
+
+    >>> physical_memory() is None or physical_memory() > 2**20
+    True
+    """
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 class LibSVMIter(DataIter):
@@ -422,11 +435,22 @@ class LibSVMIter(DataIter):
             return rows, 0, self._index(a, rows.n)
         pad = self.batch_size - rows.n
         head = self._head
-        reps, rest = divmod(pad, head.n)
-        pieces = [rows] + [head] * reps + ([head.slice(0, rest)] if rest else [])
-        index = np.concatenate([self._index(a, rows.n)] + [np.arange(head.n)] * reps
-                               + [np.arange(rest)])
-        return cat_rows(pieces), pad, index
+        self._check_padding(head, pad)
+        index = np.concatenate([self._index(a, rows.n), np.resize(np.arange(head.n), pad)])
+        return cat_rows([rows, cycle_rows(head, pad)]), pad, index
+
+    def _check_padding(self, head, pad):
+        """Refuse, before allocating, a round batch whose padding (``pad`` rows cycled from the
+        part's first rows) would not fit in this machine's memory."""
+        need = (head.nbytes + 8 * head.n) * (pad // head.n + 1)  # the rows and the index
+        have = physical_memory()
+        if have is not None and need > have:
+            raise InvalidArgumentError(
+                f"LibSVMIter: batch_size={self.batch_size} with round_batch=True pads the last "
+                f"batch of {self._data_path!r} with {pad} rows repeated from its first "
+                f"{head.n}: about {need / 2**30:.1f} GiB, more than this machine's "
+                f"{have / 2**30:.1f} GiB of memory; give a smaller batch_size, or "
+                f"round_batch=False")
 
     def _produce(self):
         """The next (rows, pad, index) of the epoch, or None at its end."""

@@ -64,6 +64,11 @@ class Rows:
             out.lab_values = self.lab_values[llo:lhi]
         return out
 
+    @property
+    def nbytes(self):
+        """Bytes held by every field."""
+        return sum(t.numel() * t.element_size() for t in self._parts() if t is not None)
+
     def to(self, device):
         """The same rows on ``device`` (self when already there)."""
         if self.values.device == device:
@@ -126,6 +131,37 @@ def cat_rows(rows):
     if rows[0].lab_indptr is not None:
         out.lab_indptr, out.lab_indices, out.lab_values = _cat_csr(
             [(r.lab_indptr, r.lab_indices, r.lab_values) for r in rows])
+    return out
+
+
+def _cycle_csr(indptr, indices, values, reps, rest):
+    """CSR parts of ``reps`` copies of the rows then their first ``rest`` rows."""
+    lengths = indptr[1:] - indptr[:-1]
+    end = int(indptr[rest])
+    ip = torch.zeros(lengths.numel() * reps + rest + 1, dtype=indptr.dtype, device=indptr.device)
+    torch.cumsum(torch.cat([lengths.repeat(reps), lengths[:rest]]), 0, out=ip[1:])
+    return (ip, torch.cat([indices.repeat(reps), indices[:end]]),
+            torch.cat([values.repeat(reps), values[:end]]))
+
+
+def cycle_rows(rows, count):
+    """``count`` rows: ``rows`` over and over (the padding of a round batch), built in bulk.
+
+    >>> r = Rows(torch.tensor([0, 1, 3]), torch.tensor([2, 0, 1]), torch.tensor([1., 2., 3.]),
+    ...          dense=torch.tensor([5., 6.]))
+    >>> c = cycle_rows(r, 5)
+    >>> c.indptr.tolist(), c.indices.tolist(), c.dense.tolist()
+    ([0, 1, 3, 4, 6, 7], [2, 0, 1, 2, 0, 1, 2], [5.0, 6.0, 5.0, 6.0, 5.0])
+    """
+    reps, rest = divmod(count, rows.n)
+    out = Rows(*_cycle_csr(rows.indptr, rows.indices, rows.values, reps, rest))
+    for name in _PER_ROW:
+        t = getattr(rows, name)
+        if t is not None:
+            setattr(out, name, torch.cat([t.repeat((reps,) + (1,) * (t.dim() - 1)), t[:rest]]))
+    if rows.lab_indptr is not None:
+        out.lab_indptr, out.lab_indices, out.lab_values = _cycle_csr(
+            rows.lab_indptr, rows.lab_indices, rows.lab_values, reps, rest)
     return out
 
 

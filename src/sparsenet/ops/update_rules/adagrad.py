@@ -22,6 +22,7 @@ from .core import (
     rescale_clip,
     row_chunks,
     scaled_grad_alpha,
+    sqrt_,
     update_op,
 )
 
@@ -36,17 +37,19 @@ def _adagrad_lazy_native(w, h, grad, lr, epsilon, wd, rescale_grad, clip_gradien
 
 
 def _adagrad_lazy_torch(w, h, grad, lr, epsilon, wd, rescale_grad, clip_gradient):
-    """Lazy AdaGrad with torch index ops: gather the history rows, update them, write them
+    """Lazy AdaGrad with torch index ops, each element as the native kernel computes it (the
+    same bits): ``h = h + (k*k)*g'*g'``, ``w = w + (g' / sqrt(h + eps))*(-lr*k) + w*(-lr*wd)``
+    with ``k*g' = clip(g*rescale_grad)``; gather the history rows, update them, write them
     back and ``index_add_`` the step to the weight rows."""
     for part in row_chunks(grad._indices.numel(), w):
         idx = grad._indices[part]
         g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)
-        hr = h.index_select(0, idx).addcmul_(g, g, value=k * k)
+        hr = h.index_select(0, idx).add_((g * (k * k)).mul_(g))
         h.index_copy_(0, idx, hr)
-        step = hr.add_(epsilon).sqrt_()
-        torch.div(g, step, out=step).mul_(-lr * k)  # index_add_ with alpha != 1 is slow on CPU
+        step = sqrt_(hr.add_(epsilon))
+        torch.div(g, step, out=step).mul_(-lr * k)  # index_add_ with alpha != 1 fuses
         if wd:
-            step.add_(w.index_select(0, idx), alpha=-lr * wd)
+            step.add_(w.index_select(0, idx).mul_(-lr * wd))
         w.index_add_(0, idx, step.to(w.dtype))
 
 

@@ -33,6 +33,7 @@ from .core import (
     no_clip,
     rescale_clip,
     row_chunks,
+    sqrt_,
     update_op,
 )
 
@@ -50,19 +51,22 @@ def _adam_lazy_native(w, m, v, grad, lr, beta1, beta2, epsilon, wd, rescale_grad
 
 def _adam_lazy_torch(w, m, v, grad, lr, beta1, beta2, epsilon, wd, rescale_grad,
                      clip_gradient):
-    """Lazy Adam with torch index ops: gather the moment rows, update them, write them back
-    and ``index_add_`` the step to the weight rows."""
+    """Lazy Adam with torch index ops, each element as the native kernel computes it (the
+    same bits): ``g' = clip(g*rescale_grad + w*wd)``, ``m = m*beta1 + (1-beta1)*g'``,
+    ``v = v*beta2 + ((1-beta2)*g')*g'``, ``w = w + (m / (sqrt(v) + eps))*(-lr)``; gather the
+    moment rows, update them, write them back and ``index_add_`` the step to the weight
+    rows."""
     for part in row_chunks(grad._indices.numel(), w):
         idx, g = grad._indices[part], grad._data[part]
         if wd or rescale_grad != 1.0 or not no_clip(clip_gradient):
             g = grad_plus_wd(g, w.index_select(0, idx) if wd else None, rescale_grad, wd,
                              clip_gradient)
-        mr = m.index_select(0, idx).mul_(beta1).add_(g, alpha=1.0 - beta1)
-        vr = v.index_select(0, idx).mul_(beta2).addcmul_(g, g, value=1.0 - beta2)
+        mr = m.index_select(0, idx).mul_(beta1).add_(g * (1.0 - beta1))
+        vr = v.index_select(0, idx).mul_(beta2).add_((g * (1.0 - beta2)).mul_(g))
         m.index_copy_(0, idx, mr)
         v.index_copy_(0, idx, vr)
-        step = vr.sqrt_().add_(epsilon)
-        torch.div(mr, step, out=step).mul_(-lr)  # index_add_ with alpha != 1 is slow on CPU
+        step = sqrt_(vr).add_(epsilon)
+        torch.div(mr, step, out=step).mul_(-lr)  # index_add_ with alpha != 1 fuses
         w.index_add_(0, idx, step.to(w.dtype))
 
 

@@ -37,11 +37,13 @@ it returns.
 array([1.  , 1.  , 0.89, 1.  ], dtype=float32)
 """
 import math
+import numbers
 
+import numpy as np
 import torch
 
 from ... import config
-from ...base import SparsenetError, StorageTypeError
+from ...base import InvalidArgumentError, SparsenetError, StorageTypeError
 from ...ndarray.cast_storage import dense_to_csr
 from ...ndarray.ndarray import wrap
 from ...ndarray.row_sparse import RowSparseNDArray
@@ -52,7 +54,7 @@ from ..registry import _ABBREV, Operator, _write_out, rule
 
 __all__ = ["UpdateOperator", "update_op", "register_update_rules", "full_rows", "chunk_bytes",
            "row_chunks", "dense_rows", "rescale_clip", "scaled_grad_alpha", "grad_plus_wd",
-           "moments", "need_lr",
+           "moments", "need_lr", "check_hyperparameters", "sqrt_",
            "check_grad", "lazy_rows", "standard_rows", "no_clip", "LAZY", "STANDARD"]
 
 #: Rule-row conditions of update operators (their plans are keyed on ``lazy_update``).
@@ -169,14 +171,15 @@ def scaled_grad_alpha(grad, rescale_grad, clip_gradient):
 
 def grad_plus_wd(grad, weight, rescale_grad, wd, clip):
     """``clip(rescale_grad*grad + wd*weight, clip)`` (weight decay inside the clip), or None
-    when both terms are zero.
+    when both terms are zero. Each product is rounded before the sum, as the native kernels
+    compute it (no fused multiply-add).
 
     >>> grad_plus_wd(torch.tensor([1.0]), torch.tensor([10.0]), 2.0, 0.5, 5.0)
     tensor([5.])
     """
     g = grad * rescale_grad if grad is not None else None
     if wd:
-        g = weight * wd if g is None else g.add_(weight, alpha=wd)
+        g = weight * wd if g is None else g.add_(weight * wd)
     if g is not None and clip is not None and clip >= 0:
         g.clamp_(-clip, clip)
     return g
@@ -184,7 +187,8 @@ def grad_plus_wd(grad, weight, rescale_grad, wd, clip):
 
 def moments(mean, var, g, beta1, beta2):
     """Adam's moments in place: ``mean = beta1*mean + (1-beta1)*g``,
-    ``var = beta2*var + (1-beta2)*g**2`` (``g`` None: a zero gradient).
+    ``var = beta2*var + ((1-beta2)*g)*g`` (``g`` None: a zero gradient), each product rounded
+    before the sum, as the native kernels compute them.
 
     >>> m, v = torch.zeros(1), torch.zeros(1)
     >>> moments(m, v, torch.tensor([2.0]), 0.5, 0.75); m, v
@@ -193,8 +197,27 @@ def moments(mean, var, g, beta1, beta2):
     mean.mul_(beta1)
     var.mul_(beta2)
     if g is not None:
-        mean.add_(g, alpha=1.0 - beta1)
-        var.addcmul_(g, g, value=1.0 - beta2)
+        mean.add_(g * (1.0 - beta1))
+        var.add_((g * (1.0 - beta2)).mul_(g))
+
+
+def sqrt_(t):
+    """``t.sqrt_()``, correctly rounded on every device, as the native kernels' (and MXNet's)
+    ``sqrt``; returns ``t``.
+
+    Torch's CPU ``sqrt`` of a large float tensor goes through MKL's vector math, within one
+    ulp but not always correctly rounded (and a short tensor takes another path), so on the
+    CPU the square root is NumPy's (IEEE ``sqrtps``/``sqrtpd``, correctly rounded) in place;
+    CUDA's ``sqrt`` is correctly rounded already.
+
+    >>> sqrt_(torch.tensor([4.0, 2.0]))
+    tensor([2.0000, 1.4142])
+    """
+    if t.device.type == "cpu" and t.dtype in (torch.float32, torch.float64):
+        a = t.numpy()
+        np.sqrt(a, out=a)
+        return t
+    return t.sqrt_()
 
 
 def need_lr(lr, opname):
@@ -206,6 +229,40 @@ def need_lr(lr, opname):
     if lr is None:
         raise TypeError(f"{opname}() needs the learning rate: pass lr=<float>")
     return float(lr)
+
+
+#: Largest magnitude of a hyperparameter by the weight's dtype: the square root of the
+#: dtype's largest value (float32's for float16/bfloat16, which compute in float32), so that
+#: the kernels' products of two hyperparameters (``lr*wd``, ``rescale_grad**2``) stay finite.
+_HYPER_LIMIT = {torch.float64: math.sqrt(torch.finfo(torch.float64).max)}
+_HYPER_LIMIT_DEFAULT = math.sqrt(torch.finfo(torch.float32).max)
+
+
+def check_hyperparameters(opname, weight, params):
+    """Raise :class:`~sparsenet.base.InvalidArgumentError` naming the first hyperparameter
+    in ``params`` that is NaN, infinite or larger in magnitude than the square root of the
+    weight dtype's largest value (float32's for float16): the one check of every kernel
+    (native and torch), so that both refuse what one of them could not compute.
+
+    >>> import sparsenet as mx
+    >>> check_hyperparameters('sgd_update', mx.nd.ones((2,)), {'lr': 0.1, 'wd': 1e30})
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.InvalidArgumentError: sgd_update: hyperparameter wd=1e+30 is out of range for a float32 weight: expected a finite number of magnitude at most 1.8446744e+19
+    """
+    limit = None
+    for name, value in params.items():
+        if value.__class__ is bool or not isinstance(value, numbers.Real):
+            continue
+        if limit is None:
+            wt = weight._t if weight.stype == DEFAULT else weight._data
+            limit = _HYPER_LIMIT.get(wt.dtype, _HYPER_LIMIT_DEFAULT)
+        if not -limit <= value <= limit:  # NaN fails both comparisons
+            wt = weight._t if weight.stype == DEFAULT else weight._data
+            dtype = str(wt.dtype).replace("torch.", "")
+            raise InvalidArgumentError(
+                f"{opname}: hyperparameter {name}={value!r} is out of range for a {dtype} "
+                f"weight: expected a finite number of magnitude at most {limit:.8g}")
 
 
 def check_grad(weight, grad, opname):
@@ -387,6 +444,7 @@ class UpdateOperator(Operator):
         >>> w.asnumpy()
         array([0.5, 0.5], dtype=float32)
         """
+        check_hyperparameters(self.name, weight, params)
         stypes = (weight.stype, grad.stype, *[s.stype for s in states])
         kernel = self._plans.get((stypes, params.get("lazy_update", self._lazy_default)))
         if kernel is None:
@@ -414,6 +472,7 @@ class UpdateOperator(Operator):
         plans, default, groups = self._plans, self._lazy_default, {}
         for item in zip(weights, grads, states, params):
             w, g, s, p = item
+            check_hyperparameters(self.name, w, p)
             stypes = (w.stype, g.stype, *[x.stype for x in s]) if s else (w.stype, g.stype)
             kernel = plans.get((stypes, p.get("lazy_update", default)))
             if kernel is None:

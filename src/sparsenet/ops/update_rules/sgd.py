@@ -42,18 +42,21 @@ def _sgd_lazy_native(w, grad, lr, wd, rescale_grad, clip_gradient):
                                  rescale_grad=rescale_grad, clip_gradient=clip_gradient)
 
 
-def _sgd_lazy_torch(weight, w, grad, lr, wd, rescale_grad, clip_gradient):
-    """Lazy SGD with torch index ops: one ``index_add_`` per chunk (no gather) without weight
-    decay; with it, the definition on the gathered rows."""
-    if wd:
-        lazy_rows(sgd_update, weight, grad, (), dict(
-            lr=lr, wd=wd, rescale_grad=rescale_grad, clip_gradient=clip_gradient))
-        return
+def _sgd_lazy_torch(w, grad, lr, wd, rescale_grad, clip_gradient):
+    """Lazy SGD with torch index ops, each element as the native kernel computes it (the same
+    operations in the same order and precision, no fused multiply-add: the same bits):
+    ``w*decay + clip(g*rescale_grad)*(-lr)``, ``decay = 1 - lr*wd`` (skipped without weight
+    decay). Without weight decay one ``index_add_`` per chunk (no gather)."""
     for part in row_chunks(grad._indices.numel(), w):
-        # scale a cache-sized chunk, then a plain index_add_ (index_add_ with alpha != 1, and
-        # torch's dense += sparse, are slower on CPU)
+        # scale a cache-sized chunk, then a plain index_add_ (index_add_ with alpha != 1
+        # fuses a multiply-add, and torch's dense += sparse is slower on CPU)
+        idx = grad._indices[part]
         step = rescale_clip(grad._data[part], rescale_grad, clip_gradient).mul_(-lr)
-        w.index_add_(0, grad._indices[part], step.to(w.dtype))
+        if wd:
+            rows = w.index_select(0, idx).mul_(1.0 - lr * wd).add_(step.to(w.dtype))
+            w.index_copy_(0, idx, rows)
+        else:
+            w.index_add_(0, idx, step.to(w.dtype))
 
 
 def _sgd_lazy(weight, grad, *, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient=-1.0,
@@ -63,7 +66,7 @@ def _sgd_lazy(weight, grad, *, lr=None, wd=0.0, rescale_grad=1.0, clip_gradient=
     w = full_rows(weight, "sgd_update", "weight")
     lr = need_lr(lr, "sgd_update")
     if not _sgd_lazy_native(w, grad, lr, wd, rescale_grad, clip_gradient):
-        _sgd_lazy_torch(weight, w, grad, lr, wd, rescale_grad, clip_gradient)
+        _sgd_lazy_torch(w, grad, lr, wd, rescale_grad, clip_gradient)
     return weight
 
 
@@ -150,15 +153,17 @@ def _sgd_mom_lazy_native(w, m, grad, lr, momentum, wd, rescale_grad, clip_gradie
 
 
 def _sgd_mom_lazy_torch(w, m, grad, lr, momentum, wd, rescale_grad, clip_gradient):
-    """Lazy SGD-momentum with torch index ops: gather the momentum rows, update them, write
+    """Lazy SGD-momentum with torch index ops, each element as the native kernel computes it
+    (the same bits): ``m = m*momentum + w*(-lr*wd) + g'*(-lr*k)`` with ``k*g' =
+    clip(g*rescale_grad)``, then ``w = w + m``; gather the momentum rows, update them, write
     them back and ``index_add_`` them to the weight."""
     for part in row_chunks(grad._indices.numel(), w):
         idx = grad._indices[part]
         rows = m.index_select(0, idx).mul_(momentum)
         if wd:
-            rows.add_(w.index_select(0, idx), alpha=-lr * wd)
+            rows.add_(w.index_select(0, idx).mul_(-lr * wd))
         g, k = scaled_grad_alpha(grad._data[part], rescale_grad, clip_gradient)
-        rows.add_(g, alpha=-lr * k)
+        rows.add_(g * (-lr * k))
         m.index_copy_(0, idx, rows)
         w.index_add_(0, idx, rows.to(w.dtype))
 
