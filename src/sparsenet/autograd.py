@@ -40,7 +40,7 @@ from .ndarray.nonzero import nonzero_entries
 from .ndarray.row_sparse import RowSparseNDArray
 from .recording import (is_recording, is_training, pause, predict_mode, record, set_recording,
                         set_training, train_mode)
-from .torch_compat import run_backward, set_grad_enabled
+from .torch_compat import modified_error, run_backward, set_grad_enabled
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "backward", "grad", "mark_variables", "Function",
@@ -165,6 +165,9 @@ def _run_torch_backward(outs, grads, retain_graph, checked):
             raise SparsenetError(
                 f"backward: the graph was already freed by an earlier backward() (pass "
                 f"retain_graph=True to keep it); torch said: {e}") from None
+        mapped = modified_error(e)  # run_backward maps it; torch.autograd.backward does not
+        if mapped is not None:
+            raise mapped from e
         raise
 
 
@@ -268,8 +271,14 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
         inputs.extend(ts)
     if retain_graph is None:
         retain_graph = create_graph
-    results = torch.autograd.grad(outs, inputs, grads, allow_unused=True,
-                                  retain_graph=retain_graph, create_graph=create_graph)
+    try:
+        results = torch.autograd.grad(outs, inputs, grads, allow_unused=True,
+                                      retain_graph=retain_graph, create_graph=create_graph)
+    except RuntimeError as e:
+        mapped = modified_error(e)
+        if mapped is None:
+            raise
+        raise mapped from e
     out = []
     for v, (start, n) in zip(variables, groups):
         parts = [g for g in results[start:start + n] if g is not None]

@@ -104,6 +104,16 @@ class DistributedError(SparsenetError):
     """
 
 
+class ConcurrentModificationError(SparsenetError):
+    """A weight that a recorded forward pass read was changed in place before its backward
+    pass (by a ``Trainer.step`` in another thread sharing the network, or an in-place write):
+    the gradient would be wrong, so backward stops. A ``RuntimeError``, as ``MXNetError`` is.
+
+    >>> issubclass(ConcurrentModificationError, RuntimeError)
+    True
+    """
+
+
 class UnknownOperatorError(SparsenetError, KeyError):
     """No operator is registered under the name asked for."""
 

@@ -17,8 +17,10 @@ False
 import torch
 import torch.nn.functional as F
 
-__all__ = ["set_grad_enabled", "run_backward", "run_grad", "increment_version", "coo_parts",
-           "embedding_bag", "node_metadata", "fused_adam", "PRIVATE"]
+from .base import ConcurrentModificationError
+
+__all__ = ["set_grad_enabled", "run_backward", "run_grad", "modified_error", "increment_version",
+           "coo_parts", "embedding_bag", "node_metadata", "fused_adam", "PRIVATE"]
 
 
 def _lookup(owner, *path):
@@ -50,14 +52,44 @@ def _public_set_grad_enabled(flag):
 set_grad_enabled = PRIVATE["set_grad_enabled"] or _public_set_grad_enabled
 
 
+#: torch's message when a tensor saved for backward has been written in place since
+_MODIFIED = "modified by an inplace operation"
+
+
+def modified_error(err):
+    """torch's version-counter error as :class:`~sparsenet.base.ConcurrentModificationError`
+    (other errors: None)."""
+    if _MODIFIED not in str(err):
+        return None
+    return ConcurrentModificationError(
+        "backward: an array that the recorded forward pass read (typically a parameter's "
+        "weight) was changed in place before this backward pass, so its gradient would be "
+        "wrong; the usual cause is a Trainer.step, or another training step, in another "
+        "thread sharing the network. Training one network from several threads needs a lock "
+        "around each whole iteration (forward, backward and step), or a network per thread "
+        f"(torch: {str(err).split('. Hint')[0]})")
+
+
 def run_backward(outs, grads, retain_graph):
     """Accumulate the gradients of ``outs`` (head gradients ``grads``, shapes already
     matching) into the leaves' ``.grad``, as ``torch.autograd.backward`` does.
 
     CPU graphs go straight to the engine (no argument checks, no context stash for
     CUDA device threads); otherwise the engine entry behind
-    ``torch.autograd.backward``; and without either the public function.
+    ``torch.autograd.backward``; and without either the public function. An array the
+    graph saved and something changed since raises
+    :class:`~sparsenet.base.ConcurrentModificationError`.
     """
+    try:
+        _run_backward(outs, grads, retain_graph)
+    except RuntimeError as err:
+        mapped = modified_error(err)
+        if mapped is None:
+            raise
+        raise mapped from err
+
+
+def _run_backward(outs, grads, retain_graph):
     engine, entry = PRIVATE["engine"], PRIVATE["engine_run_backward"]
     if engine is not None and outs[0].is_cpu:
         engine.run_backward(tuple(outs), tuple(grads), bool(retain_graph), False, (),
@@ -72,13 +104,24 @@ def run_backward(outs, grads, retain_graph):
 def run_grad(outs, grads, inputs, retain_graph):
     """The gradients of ``outs`` (head gradients ``grads``, shapes already matching) with
     respect to ``inputs``, None for an input they do not reach, as ``torch.autograd.grad``
-    with ``allow_unused=True``; nothing is accumulated into ``.grad``.
+    with ``allow_unused=True``; nothing is accumulated into ``.grad``. A changed saved array
+    raises as in :func:`run_backward`.
 
     >>> import torch
     >>> x = torch.ones(2, requires_grad=True)
     >>> run_grad([x * 3], [torch.ones(2)], [x], retain_graph=False)[0]
     tensor([3., 3.])
     """
+    try:
+        return _run_grad(outs, grads, inputs, retain_graph)
+    except RuntimeError as err:
+        mapped = modified_error(err)
+        if mapped is None:
+            raise
+        raise mapped from err
+
+
+def _run_grad(outs, grads, inputs, retain_graph):
     engine, entry = PRIVATE["engine"], PRIVATE["engine_run_backward"]
     if engine is not None and outs[0].is_cpu:
         return engine.run_backward(tuple(outs), tuple(grads), bool(retain_graph), False,

@@ -23,6 +23,13 @@ update runs on those entries only: the result is identical
 to the dense update, at the cost of the touched entries instead of the whole
 weight.
 
+Threads: a trainer's methods take turns (a lock per trainer), so its optimizer states and
+store stay consistent when several threads call them. A network trained from several
+threads needs a lock around each whole iteration (forward, backward, step): a step between
+another thread's forward and backward changes the weights that forward pass read, and that
+backward raises :class:`~sparsenet.base.ConcurrentModificationError` instead of computing a
+wrong gradient.
+
 >>> import sparsenet as mx
 >>> net = mx.gluon.nn.Dense(1, in_units=2)
 >>> net.initialize(init='ones')
@@ -34,6 +41,9 @@ weight.
 >>> net.weight.data().asnumpy()
 array([[0.5, 0. ]], dtype=float32)
 """
+import functools
+import threading
+
 import torch
 
 from .. import autograd, grad_store
@@ -52,6 +62,16 @@ from .parameter import Parameter, ParameterDict
 __all__ = ["Trainer"]
 
 _LOCAL_KVSTORES = (None, "local", "device")
+
+
+def _serialised(method):
+    """Run ``method`` holding the trainer's lock: steps from several threads take turns, so
+    the optimizer's states, counters and the store stay consistent."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return locked
 
 
 class Trainer:
@@ -132,6 +152,7 @@ class Trainer:
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
+        self._lock = threading.RLock()
 
     def _check_contexts(self):
         contexts = None
@@ -168,11 +189,13 @@ class Trainer:
         """The :class:`~sparsenet.optimizer.Optimizer`."""
         return self._optimizer
 
+    @_serialised
     def set_learning_rate(self, lr):
         """Set the optimizer's learning rate."""
         self._optimizer.set_learning_rate(lr)
 
     # ------------------------------------------------------------------ stepping
+    @_serialised
     def step(self, batch_size, ignore_stale_grad=False):
         """Reduce gradients over contexts, then update with ``rescale_grad = 1/batch_size``.
 
@@ -195,6 +218,7 @@ class Trainer:
         if not self._update_on_kvstore:
             self._update(ignore_stale_grad)
 
+    @_serialised
     def allreduce_grads(self):
         """Sum each parameter's gradients over its contexts and workers (call :meth:`update`
         next; not with ``update_on_kvstore``, where the store updates)."""
@@ -205,6 +229,7 @@ class Trainer:
                                        "to the Trainer, or call step()")
         self._allreduce_grads(self._fresh_grads(True) if self._kvstore is not None else None)
 
+    @_serialised
     def update(self, batch_size, ignore_stale_grad=False):
         """Update the parameters from their (reduced) gradients: the second half of :meth:`step`."""
         self._init_kvstore()
@@ -358,6 +383,7 @@ class Trainer:
         return True
 
     # ------------------------------------------------------------------ states
+    @_serialised
     def save_states(self, fname):
         """Save the optimizer and its states (momentum...) to ``fname`` (atomic write)."""
         self._init_kvstore()
@@ -367,6 +393,7 @@ class Trainer:
         data = self._updaters[0].get_states(dump_optimizer=True) if self._updaters else b""
         atomic_write(fname, lambda f: f.write(data))
 
+    @_serialised
     def load_states(self, fname):
         """Load what :meth:`save_states` wrote (the optimizer included)."""
         self._init_kvstore()
