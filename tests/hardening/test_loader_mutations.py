@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import sparsenet as mx
-from sparsenet.base import FileFormatError
+from sparsenet.base import FileFormatError, ParameterAssertionError
 from sparsenet.io.libsvm.errors import LibSVMFormatError
 
 ARRAYS = {'w': mx.nd.sparse.csr_matrix(([1.0, 2.0], [0, 2], [0, 1, 2]), shape=(2, 3)),
@@ -51,5 +51,104 @@ def test_load_libsvm_of_mutated_text(tmp_path, patch, at, cut):
     path.write_bytes(_mutate(text, patch, at, cut))
     try:
         mx.io.load_libsvm(str(path))
+    except LibSVMFormatError as e:
+        assert os.fspath(path) in str(e)
+
+
+# ---------------------------------------------------------------------- models and states
+def _small_net():
+    net = mx.gluon.nn.Sequential()
+    net.add(mx.gluon.nn.Dense(3, in_units=4), mx.gluon.nn.Dense(2, in_units=3))
+    net.initialize()
+    return net
+
+
+def _trained(tmp_path):
+    """A network, its Trainer (Adam, one step taken) and their files, written once."""
+    net = _small_net()
+    trainer = mx.gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.1})
+    params, states = tmp_path / "good.params", tmp_path / "good.states"
+    if not params.exists():
+        with mx.autograd.record():
+            loss = net(mx.nd.ones((2, 4))).sum()
+        loss.backward()
+        trainer.step(2)
+        net.save_parameters(str(params))
+        trainer.save_states(str(states))
+    return net, trainer, params, states
+
+
+FEW = dict(max_examples=60, deadline=None,
+           suppress_health_check=[HealthCheck.function_scoped_fixture])
+MUTATION = dict(patch=st.binary(min_size=1, max_size=8), at=st.integers(0, 10**6),
+                cut=st.integers(0, 10**6))
+
+
+@settings(**FEW)
+@given(**MUTATION)
+def test_load_parameters_of_mutated_files(tmp_path, patch, at, cut):
+    net, _, good, _ = _trained(tmp_path)
+    path = tmp_path / "m.params"
+    path.write_bytes(_mutate(good.read_bytes(), patch, at, cut))
+    try:
+        net.load_parameters(str(path))
+    except (FileFormatError, ParameterAssertionError) as e:  # a renamed or reshaped parameter
+        assert str(path) in str(e)
+
+
+@settings(**FEW)
+@given(**MUTATION)
+def test_trainer_load_states_of_mutated_files(tmp_path, patch, at, cut):
+    _, trainer, _, good = _trained(tmp_path)
+    path = tmp_path / "m.states"
+    path.write_bytes(_mutate(good.read_bytes(), patch, at, cut))
+    try:
+        trainer.load_states(str(path))
+    except FileFormatError as e:
+        assert str(path) in str(e)
+        assert "weights_only=False" not in str(e) and "weights_only` set to `False" not in str(e)
+
+
+def _checkpoint(tmp_path):
+    prefix = tmp_path / "good"
+    if not (tmp_path / "good-symbol.json").exists():
+        sym = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc")
+        mod = mx.mod.Module(sym, label_names=None)
+        mod.bind(data_shapes=[("data", (2, 4))])
+        mod.init_params()
+        mod.save_checkpoint(str(prefix), 1)
+    return {"symbol.json": (tmp_path / "good-symbol.json").read_bytes(),
+            "0001.params": (tmp_path / "good-0001.params").read_bytes()}
+
+
+@settings(**FEW)
+@given(part=st.sampled_from(["symbol.json", "0001.params"]), **MUTATION)
+def test_load_checkpoint_of_mutated_files(tmp_path, part, patch, at, cut):
+    files = _checkpoint(tmp_path)
+    for name, data in files.items():
+        (tmp_path / f"m-{name}").write_bytes(_mutate(data, patch, at, cut) if name == part
+                                             else data)
+    mutated = str(tmp_path / f"m-{part}")
+    try:
+        mx.model.load_checkpoint(str(tmp_path / "m"), 1)
+    except FileFormatError as e:
+        assert mutated in str(e)
+    except mx.MXNetError as e:  # the symbol error (MXNetError) names the file
+        assert part == "symbol.json" and mutated in str(e)
+
+
+@pytest.mark.parametrize("cache_bytes", [None, 0])  # cached part, streamed part
+@settings(**FEW)
+@given(patch=st.binary(min_size=1, max_size=4), at=st.integers(0, 10**6),
+       cut=st.integers(0, 10**6))
+def test_libsvm_iter_of_mutated_text(tmp_path, cache_bytes, patch, at, cut):
+    text = b"1 0:1.5 3:2\n0 1:-1 2:0.25\n1 4:3e2\n0 0:1 4:1\n"
+    path = tmp_path / "m.libsvm"
+    path.write_bytes(_mutate(text, patch, at, cut))
+    try:
+        it = mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(5,), batch_size=2,
+                              cache_bytes=cache_bytes)
+        for batch in it:
+            batch.data[0].check_format()
     except LibSVMFormatError as e:
         assert os.fspath(path) in str(e)

@@ -29,6 +29,7 @@ import warnings
 from collections import OrderedDict, defaultdict
 
 from .. import initializer, ndarray as nd
+from ..base import FileFormatError, ParameterAssertionError
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import _MULTI_DEVICE
 from ..symbol.symbol import Symbol
@@ -270,8 +271,8 @@ class Block:
         """
         loaded = nd.load(filename)
         if not isinstance(loaded, dict):
-            raise ValueError(f"load_parameters: '{filename}' holds a list of arrays, not "
-                             f"named parameters")
+            raise FileFormatError(f"load_parameters: '{filename}' holds a list of arrays, "
+                                  f"not named parameters")
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
@@ -286,16 +287,17 @@ class Block:
                 names_of[id(v)].append(k)
             for name, param in params.items():
                 if not any(n in loaded for n in names_of[id(param)]):
-                    raise ValueError(f"Parameter '{name}' is missing in file '{filename}', which "
-                                     f"contains parameters: {_brief_print_list(loaded.keys())}. "
-                                     f"Set allow_missing=True to ignore missing parameters.")
+                    raise ParameterAssertionError(
+                        f"Parameter '{name}' is missing in file '{filename}', which "
+                        f"contains parameters: {_brief_print_list(loaded.keys())}. "
+                        f"Set allow_missing=True to ignore missing parameters.")
         for name in loaded:
             if name not in params:
                 if not ignore_extra:
-                    raise ValueError(f"Parameter '{name}' loaded from file '{filename}' is not "
-                                     f"present in ParameterDict, which contains parameters "
-                                     f"{_brief_print_list(params.keys())}. Set "
-                                     f"ignore_extra=True to ignore.")
+                    raise ParameterAssertionError(
+                        f"Parameter '{name}' loaded from file '{filename}' is not present in "
+                        f"ParameterDict, which contains parameters "
+                        f"{_brief_print_list(params.keys())}. Set ignore_extra=True to ignore.")
                 continue
             params[name]._load_init(loaded[name], ctx, cast_dtype=cast_dtype,
                                     dtype_source=dtype_source)

@@ -405,7 +405,7 @@ class Trainer:
         with open(fname, "rb") as f:
             states = f.read()
         for updater in self._updaters:
-            updater.set_states(states)
+            updater.set_states(states, where=str(fname))
             updater.optimizer = self._updaters[0].optimizer
         if self._updaters:
             self._optimizer = self._updaters[0].optimizer

@@ -458,7 +458,7 @@ class Module(BaseModule):
         if not os.path.exists(fname):
             raise FileNotFoundError(f"no such file: '{fname}'")
         with open(fname, "rb") as f:
-            self._updater.set_states(f.read())
+            self._updater.set_states(f.read(), where=str(fname))
 
     # ------------------------------------------------------------------ computation
     def forward(self, data_batch, is_train=None):

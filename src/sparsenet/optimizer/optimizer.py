@@ -563,18 +563,19 @@ class Updater:
             if weight is not None:
                 self.optimizer.sync(weight, state)
 
-    def set_states(self, states):
+    def set_states(self, states, where=None):
         """Load states pickled by :meth:`get_states` (and the optimizer, when dumped).
 
         Read through allow-list unpicklers (no code in the blob runs): sparsenet's own
         by :mod:`sparsenet.optimizer.states_file`, MXNet 1.x ``.states`` files by
-        :mod:`sparsenet.optimizer.mxnet_states`.
+        :mod:`sparsenet.optimizer.mxnet_states`. ``where`` (the file name) is named in
+        their errors.
         """
         from . import mxnet_states, states_file  # they import this module
         if mxnet_states.is_mxnet_states(states):
-            states = mxnet_states.loads(states, "<MXNet .states>")
+            states = mxnet_states.loads(states, where or "<MXNet .states>")
         else:
-            states = states_file.loads(states, "<optimizer states>")
+            states = states_file.loads(states, where or "<optimizer states>")
         if isinstance(states, tuple) and len(states) == 2:
             self.states, self.optimizer = states
         else:

@@ -23,6 +23,7 @@ sparsenet.base.FileFormatError: x.states: the states file refers to builtins.pri
 import collections
 import io
 import pickle
+import warnings
 
 import torch
 
@@ -36,8 +37,11 @@ __all__ = ["loads"]
 
 
 def _storage_from_bytes(b):
-    """torch's ``_load_from_bytes`` for a tensor storage, with torch's safe loader."""
-    return torch.load(io.BytesIO(b), weights_only=True)
+    """torch's ``_load_from_bytes`` for a tensor storage, with torch's safe loader (its
+    warnings about odd pickle protocols are dropped: a bad blob raises FileFormatError)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.load(io.BytesIO(b), weights_only=True)
 
 
 _ALLOWED = {
@@ -87,13 +91,31 @@ def loads(data, where="<bytes>"):
     Raises
     ------
     FileFormatError
-        For a global outside the allow-list, or a truncated or corrupt blob.
+        For a global outside the allow-list, or a truncated or corrupt blob (whatever the
+        unpickler or torch's tensor loader raised, a memory error included), naming
+        ``where``.
     """
     try:
         return _StatesUnpickler(io.BytesIO(data), where).load()
-    except FileFormatError:
-        raise
-    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError,
-            IndexError, KeyError, RuntimeError) as e:
-        raise FileFormatError(f"{where}: not a readable optimizer-states file "
-                              f"({type(e).__name__}: {e})") from None
+    except FileFormatError as e:
+        if str(e).startswith(f"{where}: "):
+            raise
+        # an array record in the blob names "<pickle>": name the file instead
+        detail = str(e).removeprefix("<pickle>: ")
+        raise FileFormatError(f"{where}: {detail}") from None
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError,
+            KeyError, RuntimeError, AssertionError, MemoryError, OverflowError) as e:
+        # what the unpickler and torch's tensor loader raise on a bad blob (nothing ran)
+        raise FileFormatError(f"{where}: not a readable optimizer-states file, or a truncated "
+                              f"or corrupt one ({_reason(e)})") from None
+
+
+def _reason(err):
+    """What went wrong, in one line, without torch's advice about unsafe loading (its
+    ``weights_only`` messages suggest ``weights_only=False``, which would run the file)."""
+    text = str(err).strip().splitlines()[0] if str(err).strip() else ""
+    if isinstance(err, MemoryError):
+        return "a size in it is larger than this machine's memory"
+    if "weights_only" in str(err) or not text:
+        return type(err).__name__
+    return f"{type(err).__name__}: {text[:200]}"

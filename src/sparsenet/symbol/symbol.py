@@ -627,8 +627,13 @@ def load(fname):
     >>> mx.sym.load(p).list_outputs()
     ['r_output']
     """
-    with open(fname, encoding="utf-8") as f:
-        text = f.read()
+    with open(fname, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SparsenetError(f"{fname}: not a symbol JSON document (not UTF-8 text: byte "
+                             f"{data[e.start]:#04x} at offset {e.start})") from None
     try:
         return load_json(text)
     except SparsenetError as e:
