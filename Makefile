@@ -32,6 +32,7 @@ setup: $(BIN)/python
 test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
 	$(BIN)/python tools/gen_stype_table.py --check
+	$(BIN)/python tools/gen_cli_doc.py --check
 
 test-native-off: setup
 	SPARSENET_NATIVE_ROWS=0 SPARSENET_LIBSVM_KERNEL=python OMP_NUM_THREADS=1 \

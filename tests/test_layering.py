@@ -43,9 +43,11 @@ LAYERS = [
     ("gluon/module/io/kvstore", ["sparsenet.gluon", "sparsenet.gluon.*", "sparsenet.module",
                                  "sparsenet.module.*", "sparsenet.io", "sparsenet.io.*",
                                  "sparsenet.kvstore", "sparsenet.kvstore.*", "sparsenet.model",
-                                 "sparsenet.callback", "sparsenet.cli", "sparsenet.cli.*"]),
+                                 "sparsenet.callback", "sparsenet.cli", "sparsenet.cli.*",
+                                 "sparsenet.torch", "sparsenet.torch.*",
+                                 "sparsenet.models", "sparsenet.models.*"]),
     ("test_utils", ["sparsenet.test_utils", "sparsenet.test_utils.*"]),
-    ("package", ["sparsenet"]),
+    ("package", ["sparsenet", "sparsenet.__main__"]),
 ]
 
 # Module-level imports that go up a layer on purpose: (importer, imported) -> reason.

@@ -31,10 +31,11 @@ from . import metric, model, callback
 from . import module
 from . import module as mod
 from . import runtime, test_utils
+from . import models
 
 __version__ = "0.1.0"
 
 __all__ = ["base", "config", "context", "attribute", "AttrScope", "MXNetError", "SparsenetError",
            "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd", "autograd", "random",
            "test_utils", "io", "optimizer", "lr_scheduler", "kvstore", "kv", "initializer", "init", "gluon",
-           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod", "runtime", "operator"]
+           "symbol", "sym", "name", "metric", "model", "callback", "module", "mod", "runtime", "operator", "models"]

@@ -6,18 +6,28 @@ A subcommand is a module of :mod:`sparsenet.cli` with two functions,
 (does the work, returns the exit status); adding one is adding its module to
 :data:`SUBCOMMANDS`.
 
->>> [module.__name__ for module in SUBCOMMANDS]
-['sparsenet.cli.launch']
+>>> names = [module.__name__.rsplit(".", 1)[1] for module in SUBCOMMANDS]
+>>> {"launch", "train", "evaluate", "predict", "inspect_cmd", "convert"} <= set(names)
+True
+
+A subcommand that fails on bad input raises the library's error (a
+:class:`~sparsenet.base.SparsenetError`) or an ``OSError``; :func:`main` prints it
+as one line, ``sparsenet: error: <message>``, on stderr (no traceback) and
+returns 1.
 """
 import argparse
 import sys
 
-from . import launch
+from ..base import SparsenetError
+from . import bench, convert, demo, evaluate, inspect_cmd, launch, predict, train
 
-__all__ = ["SUBCOMMANDS", "build_parser", "main"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main", "ERRORS", "one_line"]
+
+#: The errors :func:`main` reports as one line (exit status 1) instead of a traceback.
+ERRORS = (SparsenetError, OSError)
 
 #: The subcommand modules, in the order ``sparsenet --help`` lists them.
-SUBCOMMANDS = (launch,)
+SUBCOMMANDS = (launch, train, evaluate, predict, inspect_cmd, convert, demo, bench)
 
 
 def build_parser():
@@ -39,7 +49,9 @@ def build_parser():
 def main(argv=None):
     """Parse ``argv`` (default: ``sys.argv[1:]``), run the subcommand, return its exit status.
 
-    Usage errors exit with status 2 through argparse, as every argparse program does.
+    Usage errors exit with status 2 through argparse, as every argparse program does;
+    the errors of :data:`ERRORS` a subcommand raises are printed as
+    ``sparsenet: error: <message>`` on stderr and give status 1.
 
     >>> try:
     ...     main(["launch", "-n", "0", "train.py"])   # argparse prints the error on stderr
@@ -48,7 +60,26 @@ def main(argv=None):
     2
     """
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    return args._run(args)
+    try:
+        return args._run(args)
+    except ERRORS as exc:
+        print(f"sparsenet: error: {one_line(exc)}", file=sys.stderr)
+        return 1
+
+
+def one_line(exc):
+    """``exc``'s message on one line (an ``OSError`` with its file name, as the shell words it).
+
+    >>> one_line(FileNotFoundError(2, "no such file or directory", "d.svm"))
+    'd.svm: no such file or directory'
+    >>> one_line(ValueError("a\\nb"))
+    'a b'
+    """
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        text = f"{exc.filename}: {exc.strerror}"
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,115 @@
+"""The epoch loop of ``sparsenet train``: stream, step, measure, checkpoint.
+
+Each epoch streams the training file once in file order (no shuffling, so a run
+resumed from a checkpoint continues exactly as the uninterrupted run would), shows a
+tqdm bar with the running loss and samples/s, computes the task's metrics on the
+predictions made while training (before each batch's update) and on the validation
+file, appends them to ``OUT/metrics.jsonl``, and writes the checkpoint
+(:func:`sparsenet.cli.model_dir.write_checkpoint`).
+
+>>> line = epoch_line(2, 3, {'loss': 0.5, 'auc': 0.9}, {'auc': 0.8}, 1.5, 1000)
+>>> line
+'epoch 2/3  train loss=0.5000 auc=0.9000  val auc=0.8000  (1.5 s, 667 samples/s)'
+"""
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import tqdm
+
+from .. import autograd
+from .. import ndarray as nd
+from ..atomic import atomic_write
+from ..models.tasks import predict
+from .data_stream import open_batches, predictions, task_labels
+from .metrics_report import format_metrics, task_metrics
+from .model_dir import write_checkpoint
+
+__all__ = ["METRICS_FILE", "fit", "read_history", "epoch_line"]
+
+METRICS_FILE = "metrics.jsonl"
+
+
+def epoch_line(epoch, epochs, train, val, seconds, rows):
+    """The line printed after each epoch."""
+    text = f"epoch {epoch}/{epochs}  train {format_metrics(train)}"
+    if val:
+        text += f"  val {format_metrics(val)}"
+    rate = rows / seconds if seconds > 0 else float("inf")
+    return text + f"  ({seconds:.1f} s, {rate:.0f} samples/s)"
+
+
+def read_history(out_dir, upto):
+    """The ``metrics.jsonl`` records of epochs ``<= upto`` (a resumed run keeps those)."""
+    path = os.path.join(out_dir, METRICS_FILE)
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    return [r for r in records if r.get("epoch", 0) <= upto]
+
+
+def _write_history(out_dir, history):
+    text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in history)
+    atomic_write(os.path.join(out_dir, METRICS_FILE), lambda f: f.write(text.encode()))
+
+
+def _train_epoch(net, loss_fn, trainer, config, opts, bar):
+    task, classes = config["task"], config["classes"]
+    batches = open_batches(opts.data, config["features"], opts.batch_size, opts.context,
+                           config["index_base"], opts.num_workers)
+    labels_seen, preds_seen = [], []
+    loss_sum, rows = 0.0, 0
+    for batch in batches:
+        x = batch.data[0]
+        labels = task_labels(batch.label[0].asnumpy(), task, classes, opts.data, rows)
+        y = nd.array(labels, ctx=x.context)
+        with autograd.record():
+            scores = net(x)
+            loss = loss_fn(scores, y)
+        loss.backward()
+        trainer.step(labels.size)
+        loss_sum += float(loss.sum().asscalar())
+        rows += labels.size
+        labels_seen.append(labels)
+        preds_seen.append(predict(scores.detach(), task).asnumpy())
+        bar.update(labels.size)
+        bar.set_postfix(loss=f"{loss_sum / rows:.4f}", refresh=False)
+    if not rows:
+        return {}, 0
+    metrics = {"loss": loss_sum / rows}
+    metrics.update(task_metrics(task, np.concatenate(labels_seen), np.concatenate(preds_seen)))
+    return metrics, rows
+
+
+def evaluate(net, config, path, opts):
+    """The task's metrics of ``net`` on the file ``path`` (``{}`` when it has no rows)."""
+    batches = open_batches(path, config["features"], opts.batch_size, opts.context,
+                           config["index_base"], opts.num_workers)
+    labels, preds = [], []
+    for y, p in predictions(net, config["task"], batches, config["classes"], path):
+        labels.append(y)
+        preds.append(p)
+    if not labels:
+        return {}
+    return task_metrics(config["task"], np.concatenate(labels), np.concatenate(preds))
+
+
+def fit(net, loss_fn, trainer, config, opts, start_epoch, history):
+    """Train epochs ``start_epoch + 1 .. opts.epochs``; return the full metrics history."""
+    for epoch in range(start_epoch + 1, opts.epochs + 1):
+        began = time.perf_counter()
+        with tqdm.tqdm(desc=f"epoch {epoch}/{opts.epochs}", unit=" rows", unit_scale=True,
+                       disable=opts.quiet or None, leave=False, file=sys.stderr) as bar:
+            train, rows = _train_epoch(net, loss_fn, trainer, config, opts, bar)
+        seconds = time.perf_counter() - began
+        val = evaluate(net, config, opts.val, opts) if opts.val else {}
+        record = {"epoch": epoch, "train": train, "val": val, "seconds": round(seconds, 3),
+                  "rows": rows}
+        history = history + [record]
+        config = write_checkpoint(opts.out, net, trainer, config, epoch)
+        _write_history(opts.out, history)
+        print(epoch_line(epoch, opts.epochs, train, val, seconds, rows), flush=True)
+    return history

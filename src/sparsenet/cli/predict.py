@@ -1,0 +1,56 @@
+"""``sparsenet predict MODEL_DIR DATA --out preds.txt``: one line of predictions per row.
+
+A regression model writes its value; a classifier writes its class probabilities,
+space-separated (a binary model writes ``P(0) P(1)``: the positive class's probability
+is the last column). Values are written with 9 significant digits, enough to give the
+float32 predictions back exactly. ``--out -`` writes to stdout; a file is written
+atomically. Labels in DATA are read but not used (any number is accepted).
+
+>>> from sparsenet.cli.main import build_parser
+>>> build_parser().parse_args(["predict", "model", "test.svm"]).out
+'-'
+"""
+import sys
+
+import numpy as np
+
+from .. import autograd
+from ..atomic import atomic_write
+from ..models.tasks import predict
+from .data_stream import open_batches
+from .model_dir import load_model
+from .train import add_common, context_of
+
+__all__ = ["add_parser", "run", "write_predictions"]
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("predict", help="write a trained model's predictions",
+                              description=__doc__.split("\n\n>>>")[0].split("\n", 2)[2])
+    p.add_argument("model_dir", metavar="MODEL_DIR")
+    p.add_argument("data", metavar="DATA", help="LibSVM data (labels ignored)")
+    p.add_argument("--out", default="-", metavar="FILE",
+                   help="where to write (default -, stdout)")
+    add_common(p)
+    return p
+
+
+def write_predictions(net, task, batches, f):
+    """Write ``net``'s predictions over ``batches`` to the text file object ``f``."""
+    for batch in batches:
+        with autograd.predict_mode():
+            preds = predict(net(batch.data[0]), task).asnumpy()
+        np.savetxt(f, preds.reshape(preds.shape[0], -1), fmt="%.9g")
+
+
+def run(args):
+    ctx = context_of(args.ctx)
+    net, config = load_model(args.model_dir, ctx)
+    batches = open_batches(args.data, config["features"], args.batch_size, ctx,
+                           config["index_base"], args.num_workers)
+    if args.out == "-":
+        write_predictions(net, config["task"], batches, sys.stdout)
+        sys.stdout.flush()
+    else:
+        atomic_write(args.out, lambda f: write_predictions(net, config["task"], batches, f))
+    return 0

@@ -1,0 +1,216 @@
+"""``sparsenet train``: train a ready sparse model on a LibSVM file.
+
+Streams DATA with :class:`~sparsenet.io.LibSVMIter`, prints each epoch's training and
+validation metrics (AUC and log-loss for binary models, accuracy and log-loss for
+multiclass, RMSE for regression), and writes into ``--out``: a checkpoint every epoch
+(see :mod:`sparsenet.cli.model_dir`), ``metrics.jsonl``, and with ``--plot``
+``learning_curves.png``. ``--resume`` continues from the directory's last checkpoint
+exactly as an uninterrupted run would (``--epochs`` counts all epochs).
+
+>>> from sparsenet.cli.main import build_parser
+>>> args = build_parser().parse_args(["train", "d.svm", "--features", "100", "--out", "m"])
+>>> args.optimizer, args.lazy, args.epochs
+('adam', True, 3)
+"""
+import argparse
+import os
+
+from .. import random as mx_random
+from ..base import InvalidArgumentError
+from ..context import cpu, gpu, num_gpus
+from ..gluon.trainer import Trainer
+from ..models.tasks import LOSSES, default_loss, make_loss
+from .data_stream import count_classes
+from .fit_loop import fit, read_history
+from .model_dir import (MODEL_FILE, MODELS, build_model, new_config, parse_hidden,
+                        read_config)
+from ._plotting import pyplot
+from .plot_curves import plot_history
+
+__all__ = ["add_parser", "run", "OPTIMIZERS", "context_of", "positive_int"]
+
+#: ``--optimizer`` -> its default learning rate
+OPTIMIZERS = {"sgd": 0.1, "adam": 0.01, "adagrad": 0.1, "ftrl": 0.1}
+
+_EPILOG = """\
+examples:
+  sparsenet train train.svm --features 1000000 --val val.svm --out model/
+  sparsenet train train.svm --features 4096 --model fm --factor-size 16 --optimizer adagrad \\
+      --epochs 5 --out fm/ --plot
+  sparsenet train train.svm --features 4096 --out fm/ --epochs 8 --resume   # 3 more epochs
+  sparsenet eval model/ test.svm
+  sparsenet predict model/ test.svm --out preds.txt"""
+
+
+def positive_int(text):
+    """argparse type: a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _non_negative_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text!r}")
+    return value
+
+
+def _lazy(text):
+    modes = {"true": True, "false": False, "exact": "exact"}
+    if text.lower() not in modes:
+        raise argparse.ArgumentTypeError(f"expected true, false or exact, got {text!r}")
+    return modes[text.lower()]
+
+
+def add_common(parser):
+    """The flags ``train``, ``eval`` and ``predict`` share."""
+    parser.add_argument("--batch-size", type=positive_int, default=256, metavar="B",
+                        help="rows per batch (default 256)")
+    parser.add_argument("--ctx", choices=("cpu", "gpu"), default="cpu",
+                        help="device (default cpu)")
+    parser.add_argument("--num-workers", type=positive_int, default=4, metavar="N",
+                        help="chunks of the file parsed ahead in background threads "
+                             "(default 4)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "train", help="train a sparse model on a LibSVM file",
+        description=__doc__.split("\n\n>>>")[0].split("\n", 2)[2],
+        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", metavar="DATA", help="training data (LibSVM; a file or a folder)")
+    p.add_argument("--features", type=positive_int, metavar="N",
+                   help="number of features: every index must be below N (required unless "
+                        "--resume)")
+    p.add_argument("--val", metavar="VAL", help="validation data (LibSVM)")
+    p.add_argument("--model", choices=tuple(MODELS), default=None,
+                   help="linear (regression), logistic (binary), softmax (multiclass), fm "
+                        "(factorization machine), widedeep, mlp (seed 000's network); "
+                        "default logistic")
+    p.add_argument("--loss", choices=tuple(LOSSES), default=None,
+                   help="default: l2 for regression, logistic for binary, softmax for "
+                        "multiclass; for fm/widedeep/mlp the loss picks the task")
+    p.add_argument("--classes", type=positive_int, metavar="K",
+                   help="classes of a multiclass model (default: 1 + the largest label)")
+    p.add_argument("--factor-size", type=positive_int, metavar="K",
+                   help="fm: width of the factors (default 8)")
+    p.add_argument("--hidden", type=parse_hidden_arg, metavar="H1,H2",
+                   help="widedeep/mlp: layer sizes (default 64,32 and 128,8)")
+    p.add_argument("--optimizer", choices=tuple(OPTIMIZERS), default="adam",
+                   help="default adam")
+    p.add_argument("--lazy", type=_lazy, default=True, metavar="true|false|exact",
+                   help="lazy updates from row_sparse gradients (default true); exact "
+                        "catches up skipped steps so lazy training equals dense training")
+    p.add_argument("--lr", type=_non_negative_float, metavar="LR",
+                   help="learning rate (default: sgd 0.1, adam 0.01, adagrad 0.1, ftrl 0.1)")
+    p.add_argument("--wd", type=_non_negative_float, default=0.0, help="weight decay")
+    p.add_argument("--epochs", type=positive_int, default=3,
+                   help="total epochs, those of a resumed run included (default 3)")
+    p.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from DIR's last checkpoint (model and optimizer flags "
+                        "come from it)")
+    p.add_argument("--plot", action="store_true", help="write DIR/learning_curves.png")
+    p.add_argument("--seed", type=int, default=0, help="initialisation seed (default 0)")
+    p.add_argument("--index-base", type=int, choices=(0, 1), default=0,
+                   help="feature indices count from 0 (default) or 1")
+    add_common(p)
+    p.set_defaults(batch_size=None)  # 256, or a resumed run's own
+    return p
+
+
+def parse_hidden_arg(text):
+    """argparse type for ``--hidden``."""
+    try:
+        return parse_hidden(text)
+    except InvalidArgumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
+
+
+def context_of(name):
+    """``mx.cpu()`` or ``mx.gpu(0)`` for ``--ctx``."""
+    if name == "gpu":
+        if num_gpus() == 0:
+            raise InvalidArgumentError("--ctx gpu: no CUDA device is available; use --ctx cpu")
+        return gpu(0)
+    return cpu()
+
+
+def _fresh_config(args):
+    if os.path.isfile(os.path.join(args.out, MODEL_FILE)):
+        raise InvalidArgumentError(f"--out {args.out} already holds a model; pass --resume to "
+                                   f"continue training it, or choose another directory")
+    if args.features is None:
+        raise InvalidArgumentError("--features is required (the number of features; every "
+                                   "index in the data must be below it)")
+    model = args.model or "logistic"
+    args.batch_size = args.batch_size or 256
+    task = LOSSES[args.loss][0] if args.loss else None
+    classes = args.classes
+    if (MODELS[model][0] or task) == "multiclass" and classes is None:
+        classes = count_classes(args.data, args.features, args.batch_size, args.context,
+                                args.index_base)
+    config = new_config(model, args.features, task=task, classes=classes,
+                        arch={"factor_size": args.factor_size, "hidden": args.hidden})
+    lr = OPTIMIZERS[args.optimizer] if args.lr is None else args.lr
+    config.update(loss=args.loss or default_loss(config["task"]), optimizer=args.optimizer,
+                  optimizer_params={"learning_rate": lr, "wd": args.wd,
+                                    "lazy_update": args.lazy},
+                  batch_size=args.batch_size, index_base=args.index_base, seed=args.seed,
+                  epoch=0)
+    return config
+
+
+def _resumed_config(args):
+    config = read_config(args.out)
+    for flag, key in (("model", "model"), ("features", "features")):
+        given = getattr(args, flag)
+        if given is not None and given != config[key]:
+            raise InvalidArgumentError(f"--{flag} {given} conflicts with the checkpoint in "
+                                       f"{args.out}, a {key} of {config[key]}")
+    args.batch_size = args.batch_size or config["batch_size"]
+    if config["epoch"] >= args.epochs:
+        raise InvalidArgumentError(f"--epochs {args.epochs}: {args.out} has already trained "
+                                   f"{config['epoch']} epochs; --epochs counts all epochs, "
+                                   f"so pass more than {config['epoch']}")
+    return config
+
+
+def run(args):
+    args.context = context_of(args.ctx)
+    if args.plot:
+        pyplot()  # fail now, not after training, when matplotlib is missing
+    for path in (args.data, args.val):
+        if path is not None and not os.path.exists(path):
+            raise FileNotFoundError(2, "no such file or directory", path)
+    if args.resume:
+        config = _resumed_config(args)
+    else:
+        config = _fresh_config(args)
+    net = build_model(config)
+    os.makedirs(args.out, exist_ok=True)
+    if args.resume:
+        net.load_parameters(os.path.join(args.out, config["params_file"]), ctx=args.context)
+    else:
+        mx_random.seed(config["seed"])
+        net.initialize(ctx=args.context)
+    trainer = Trainer(net.collect_params(), config["optimizer"],
+                      dict(config["optimizer_params"]), kvstore=None)
+    if args.resume:
+        trainer.load_states(os.path.join(args.out, config["states_file"]))
+    loss_fn = make_loss(config["loss"], config["task"])
+    history = fit(net, loss_fn, trainer, config, args, config["epoch"],
+                  read_history(args.out, config["epoch"]))
+    if args.plot:
+        path = plot_history(history, os.path.join(args.out, "learning_curves.png"))
+        print(f"wrote {path}")
+    return 0
