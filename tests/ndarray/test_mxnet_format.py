@@ -5,6 +5,7 @@ import struct
 
 import numpy as np
 import pytest
+import scipy.sparse
 
 import sparsenet as mx
 from sparsenet.base import FileFormatError
@@ -213,3 +214,44 @@ def test_unknown_flags_and_trailing_bytes():
         mx.nd.load_from_bytes(bytes(bad))
     with pytest.raises(FileFormatError, match="4 unexpected bytes"):
         mx.nd.load_from_bytes(bytes(raw) + b"\0\0\0\0")
+
+
+def _big_csr(rows=300_000, per_row=4, seed=0):
+    """A CSR matrix past the loader's overlap threshold (2**20 stored values), from SciPy."""
+    rng = np.random.default_rng(seed)
+    cols = 50_000
+    indices = np.sort(rng.choice(cols // per_row, size=(rows, per_row), replace=True)
+                      + np.arange(per_row) * (cols // per_row), axis=1).ravel()
+    indptr = np.arange(0, rows * per_row + 1, per_row)
+    data = rng.standard_normal(rows * per_row).astype(np.float32)
+    return scipy.sparse.csr_matrix((data, indices, indptr), shape=(rows, cols))
+
+
+def test_a_big_csr_loads_with_its_check_overlapped(tmp_path):
+    # the indices are checked in a second thread while the values are read: same arrays
+    ref = _big_csr()
+    path = str(tmp_path / "big.params")
+    mx.nd.save(path, {"c": mx.nd.sparse.csr_matrix(ref)})
+    got = mx.nd.load(path)["c"]
+    assert got.stype == "csr" and got.shape == ref.shape
+    np.testing.assert_array_equal(got.indptr.asnumpy(), ref.indptr)
+    np.testing.assert_array_equal(got.indices.asnumpy(), ref.indices)
+    np.testing.assert_array_equal(got.data.asnumpy(), ref.data)
+
+
+@pytest.mark.parametrize("problem, value, message", [
+    ("duplicate", None, r"duplicate column index \d+ at position 700001"),
+    ("out of range", 10**9, r"column index 1000000000 at position 700001"),
+])
+def test_a_big_corrupt_csr_names_its_first_problem(tmp_path, problem, value, message):
+    ref = _big_csr()
+    indices = ref.indices.copy()
+    k = 700_001  # inside a row (4 values per row), past the first million bytes
+    indices[k] = indices[k - 1] if value is None else value
+    path = str(tmp_path / "bad.params")
+    bad = mx.nd.sparse.csr_matrix((ref.data, indices, ref.indptr), shape=ref.shape,
+                                  validate=False)
+    mx.nd.save(path, {"c": bad})
+    with pytest.raises(FileFormatError, match=message) as info:
+        mx.nd.load(path)
+    assert path in str(info.value) and "array 0" in str(info.value)

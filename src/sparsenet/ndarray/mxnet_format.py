@@ -26,6 +26,7 @@ name) and the byte offset.
 """
 import struct
 import sys
+import threading
 
 import numpy as np
 import torch
@@ -34,7 +35,7 @@ from ..base import FileFormatError, SparseFormatError
 from .csr import CSRNDArray
 from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
-from .stype import CSR, DEFAULT, ROW_SPARSE
+from .stype import CSR, DEFAULT, ROW_SPARSE, check_csr, csr_invariants_hold
 
 __all__ = ["LIST_MAGIC", "V1_MAGIC", "V2_MAGIC", "V3_MAGIC", "read_arrays", "read_single",
            "write_arrays", "is_mxnet_file"]
@@ -56,6 +57,9 @@ _STYPE_TO_ID = {v: k for k, v in _STYPE_IDS.items()}
 _NUM_AUX = {DEFAULT: 0, ROW_SPARSE: 1, CSR: 2}
 _DEV_TYPES = {1, 2, 3, 5}  # cpu, gpu, cpu_pinned, cpu_shared
 _BIG_ENDIAN_HOST = sys.byteorder == "big"
+#: A CSR array with at least this many stored values is checked in a second thread while its
+#: values are read (the check needs only the index arrays, which are read first)
+_OVERLAP_NNZ = 1 << 20
 
 
 def is_mxnet_file(head):
@@ -84,6 +88,10 @@ class _Reader:
 
     def left(self):
         return self.size - self.pos
+
+    def seek(self, pos):
+        self.f.seek(pos)
+        self.pos = pos
 
     def raw(self, n, field):
         if n > self.left():
@@ -114,15 +122,20 @@ class _Reader:
             self.fail(f"{field} {dims} has a negative dimension", start)
         return tuple(dims)
 
-    def tensor(self, shape, dtype, field):
+    def nbytes(self, shape, dtype, field):
+        """The bytes of an array of ``shape`` and ``dtype``, checked against the file."""
         count = 1
         for d in shape:
             count *= d
-        itemsize = torch.empty((), dtype=dtype).element_size()
-        nbytes = count * itemsize
+        nbytes = count * torch.empty((), dtype=dtype).element_size()
         if nbytes > self.left():
             self.fail(f"{field} of shape {shape} ({dtype}) needs {nbytes} bytes, only "
                       f"{self.left()} left in the file")
+        return nbytes
+
+    def tensor(self, shape, dtype, field):
+        nbytes = self.nbytes(shape, dtype, field)
+        itemsize = torch.empty((), dtype=dtype).element_size()
         if not nbytes:
             return torch.empty(shape, dtype=dtype)
         # torch's allocator, not NumPy's: NumPy asks the kernel for huge pages on big arrays,
@@ -181,17 +194,45 @@ def _read_one(r):
             r.fail(f"aux {i} type flag {flag} is not an integer type {list(_INDEX_FLAGS)}", at)
         aux.append((_FLAG_TO_TORCH[flag], r.shape(f"aux {i} shape")))
     _check_sparse_shapes(r, stype, shape, sshape, [s for _, s in aux], start)
-    values = r.tensor(sshape if nad else shape, dtype, "values")
-    parts = [r.tensor(s, dt, f"aux {i}").to(torch.int64) for i, (dt, s) in enumerate(aux)]
+    if stype == CSR and sshape[0] >= _OVERLAP_NNZ and r.f.seekable():
+        values, parts, checked = _read_csr_overlapped(r, sshape, dtype, aux, shape[1])
+    else:
+        values = r.tensor(sshape if nad else shape, dtype, "values")
+        parts = [r.tensor(s, dt, f"aux {i}").to(torch.int64) for i, (dt, s) in enumerate(aux)]
+        checked = False
     if stype == DEFAULT:
         return NDArray(values)
     try:
         if stype == CSR:
             indptr, indices = parts
-            return CSRNDArray(values, indices, indptr, shape)
+            check_csr(values, indices, indptr, shape, full=not checked)
+            return CSRNDArray(values, indices, indptr, shape, validate=False)
         return RowSparseNDArray(values, parts[0], shape)
     except (SparseFormatError, ValueError) as e:
         r.fail(f"invalid {stype} parts: {e}", start)
+
+
+def _read_csr_overlapped(r, sshape, dtype, aux, cols):
+    """A big CSR array's ``(values, [indptr, indices], checked)``: the index arrays first
+    (after the values in the file), then the values while another thread runs
+    :func:`~sparsenet.ndarray.stype.csr_invariants_hold` on the indices (both release the
+    GIL). ``checked``: the O(nnz) invariants hold (else the caller's full check finds and
+    names the first problem)."""
+    at_values = r.pos
+    r.seek(at_values + r.nbytes(sshape, dtype, "values"))
+    parts = [r.tensor(s, dt, f"aux {i}").to(torch.int64) for i, (dt, s) in enumerate(aux)]
+    end = r.pos
+    result = []
+    worker = threading.Thread(target=lambda: result.append(
+        csr_invariants_hold(parts[1], parts[0], cols)), daemon=True)
+    worker.start()
+    try:
+        r.seek(at_values)
+        values = r.tensor(sshape, dtype, "values")
+    finally:
+        worker.join()
+    r.seek(end)
+    return values, parts, bool(result and result[0])
 
 
 def _check_sparse_shapes(r, stype, shape, sshape, aux_shapes, start):

@@ -14,7 +14,8 @@ import torch
 
 from ..base import InvalidArgumentError, SparseFormatError
 
-__all__ = ["DEFAULT", "CSR", "ROW_SPARSE", "STYPES", "check_csr", "check_row_sparse",
+__all__ = ["DEFAULT", "CSR", "ROW_SPARSE", "STYPES", "check_csr", "csr_invariants_hold",
+           "check_row_sparse",
            "check_stype"]
 
 DEFAULT = "default"
@@ -44,11 +45,20 @@ def _first(mask):
 _BLOCK = 1 << 17  # index entries per block of the CSR check (1 MB of int64: stays in L2)
 
 
-def _csr_valid_fast(indices, indptr, cols):
-    """Whether the O(nnz) CSR invariants hold (CPU: one blocked NumPy sweep; else False).
+def csr_invariants_hold(indices, indptr, cols):
+    """Whether the O(nnz) CSR invariants hold (CPU: one blocked NumPy sweep; else False):
+    ``indptr`` non-decreasing, every column in ``[0, cols)``, columns strictly increasing in
+    each row.
 
-    Only says yes or no; :func:`check_csr` then locates the first problem for its message.
-    Assumes the O(1) checks passed (``indptr[0] == 0``, ``indptr[-1] == nnz``).
+    Only says yes or no; :func:`check_csr` runs it, then locates the first problem for its
+    message (a loader may run it ahead, in another thread, and pass ``full=False``). Assumes
+    the O(1) checks pass (``indptr[0] == 0``, ``indptr[-1] == nnz``).
+
+    >>> import torch
+    >>> csr_invariants_hold(torch.tensor([0, 2, 1]), torch.tensor([0, 2, 3]), 3)
+    True
+    >>> csr_invariants_hold(torch.tensor([2, 0]), torch.tensor([0, 2]), 3)
+    False
     """
     if indices.device.type != "cpu" or indptr.device.type != "cpu":
         return False  # the torch path in check_csr decides
@@ -118,7 +128,7 @@ def check_csr(data, indices, indptr, shape, full=True):
     if int(indptr[-1]) != data.numel():
         bad(f"indptr[-1] = {int(indptr[-1])} must equal the number of stored values "
             f"{data.numel()}")
-    if not full or _csr_valid_fast(indices, indptr, cols):
+    if not full or csr_invariants_hold(indices, indptr, cols):
         return
     # something is broken: find the first offending position for the message
     if rows > 0:
