@@ -31,6 +31,7 @@ import abc
 import torch
 
 from ...base import InvalidArgumentError, InvalidArgumentTypeError
+from ...grad_store import coo_rows
 from ...ndarray.ndarray import NDArray
 from ...ndarray.row_sparse import RowSparseNDArray
 from ...optimizer.optimizer import LAZY_MODES
@@ -73,25 +74,11 @@ def to_mx_grad(param):
                 f"a sparse gradient must be a COO tensor with sparse_dim=1 (rows, as "
                 f"nn.Embedding(sparse=True) gives), got sparse_dim={grad.sparse_dim()} for a "
                 f"parameter of shape {tuple(param.shape)}")
-        return RowSparseNDArray._from_parts(*_unique_rows(grad), tuple(param.shape))
+        return RowSparseNDArray._from_parts(*coo_rows(grad), tuple(param.shape))
     if grad.layout != torch.strided:
         raise InvalidArgumentError(f"gradient layout {grad.layout} is not supported: expected "
                                    f"a dense tensor or a sparse COO tensor with sparse_dim=1")
     return NDArray(grad)
-
-
-def _unique_rows(grad):
-    """``(values, indices)`` of a COO gradient with sorted unique rows (duplicates summed).
-
-    ``torch.unique`` + ``index_add_`` (about twice as fast as ``coalesce()`` on an
-    EmbeddingBag gradient, and deterministic on CPU).
-    """
-    if grad.is_coalesced():
-        return grad.values(), grad.indices()[0]
-    raw, values = grad._indices()[0], grad._values()
-    rows, inverse = torch.unique(raw, sorted=True, return_inverse=True)
-    summed = values.new_zeros((rows.numel(),) + tuple(values.shape[1:]))
-    return summed.index_add_(0, inverse, values), rows
 
 
 class _Binding:
