@@ -209,3 +209,25 @@ def test_console_error_has_no_traceback(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr == (f"sparsenet: error: {path}:2:1: invalid label 'abc': expected a "
                            "number such as 1, -1 or 0.5\n")
+
+
+def test_multilabel_lines_report_their_class_ids(capsys, tmp_path):
+    path = tmp_path / "ml.svm"
+    path.write_text("1,3 0:1 2:2\n2 1:1\n3 4:1\n")
+    code, rep, _ = _report(capsys, [str(path), "--multilabel"])
+    assert code == 0
+    assert rep["rows"] == "3" and rep["malformed lines"] == "none"
+    # class ids 1, 3 / 2 / 3, counted by hand
+    assert rep["class ids (multi-label)"] == "3 distinct: 1: 1, 2: 1, 3: 2"
+
+
+def test_weighted_lines_report_their_weights(capsys, tmp_path):
+    path = tmp_path / "w.svm"
+    path.write_text("1:0.5 0:1 2:2\n0:2 1:1\n1:0.25 3:1\n")
+    code, rep, _ = _report(capsys, [str(path), "--weights"])
+    assert code == 0
+    assert rep["labels"] == "2 distinct: 0: 1, 1: 2"
+    assert rep["instance weights"] == "min 0.25, mean 0.916667, max 2"  # (0.5 + 2 + 0.25) / 3
+    # without --weights the first line is malformed, and the error says what to declare
+    code, rep, err = _report(capsys, [str(path)])
+    assert code == 1 and "w.svm:1:1: invalid label '1:0.5'" in err

@@ -88,6 +88,9 @@ class DataStats:
         self.label_min = np.inf
         self.label_max = -np.inf
         self.qid = False
+        self.multilabel = False
+        self.weight_count, self.weight_sum = 0, 0.0
+        self.weight_min, self.weight_max = np.inf, -np.inf
 
     def add(self, parsed, text):
         """Count the rows of ``parsed`` (a kernel result); ``text`` is their LibSVM text."""
@@ -103,7 +106,19 @@ class DataStats:
             self.nnz_hist = per_row
         else:
             self.nnz_hist[:per_row.shape[0]] += per_row
-        labels = parsed.labels.astype(np.float64)
+        if parsed.labels is not None:
+            labels = parsed.labels.astype(np.float64)
+        else:  # multi-label lines: the distribution of the class ids
+            self.multilabel = True
+            labels = parsed.label_ids.astype(np.float64)
+        if parsed.weights is not None and parsed.weights.shape[0]:
+            w = parsed.weights.astype(np.float64)
+            self.weight_count += w.shape[0]
+            self.weight_sum += float(w.sum())
+            self.weight_min = min(self.weight_min, float(w.min()))
+            self.weight_max = max(self.weight_max, float(w.max()))
+        if not labels.shape[0]:
+            return
         self.label_sum += float(labels.sum())
         self.label_sumsq += float((labels * labels).sum())
         self.label_min = min(self.label_min, float(labels.min()))
@@ -171,8 +186,9 @@ class DataStats:
         if len(self.label_counts) <= MAX_LISTED_LABELS:
             items = ", ".join(f"{_num(v)}: {c}" for v, c in sorted(self.label_counts.items()))
             return f"{len(self.label_counts)} distinct: {items}"
-        mean = self.label_sum / self.rows
-        std = max(self.label_sumsq / self.rows - mean * mean, 0.0) ** 0.5
+        count = sum(self.label_counts.values()) if self.multilabel else self.rows
+        mean = self.label_sum / max(count, 1)
+        std = max(self.label_sumsq / max(count, 1) - mean * mean, 0.0) ** 0.5
         return (f"more than {MAX_LISTED_LABELS} distinct: min {_num(self.label_min)}, "
                 f"mean {mean:.6g}, std {std:.6g}, max {_num(self.label_max)}")
 
@@ -198,7 +214,7 @@ def _parse_or_error(text, opts, path, offset, lines_before, stats):
     return err
 
 
-def scan(path, index_base="auto", chunk_size=4 << 20):
+def scan(path, index_base="auto", chunk_size=4 << 20, multilabel=False, weights=False):
     """Stream ``path``; return ``(DataStats, first LibSVMFormatError or None)``.
 
     >>> import os, tempfile
@@ -209,7 +225,8 @@ def scan(path, index_base="auto", chunk_size=4 << 20):
     >>> stats.rows, str(err).split(": ", 1)[1]
     (1, "invalid feature value 'x' in token '3:x'")
     """
-    opts = ParseOptions(zero_based=index_base != "1", query_id=True)
+    opts = ParseOptions(zero_based=index_base != "1", query_id=True, multilabel=multilabel,
+                        weights=weights)
     stats = DataStats()
     lines_before, current = 0, None
     for chunk in iter_chunks(list_files(path, "inspect"), chunk_size=chunk_size):
@@ -245,7 +262,13 @@ def report(path, stats, err, index_base):
         nz = np.flatnonzero(stats.nnz_hist)
         lines.append(f"stored values per row: min {int(nz[0])}, median "
                      f"{_num(stats.nnz_median())}, max {int(nz[-1])} (total {stats.nnz})")
-    lines += [f"labels: {stats.label_report()}",
+    what = "class ids (multi-label)" if stats.multilabel else "labels"
+    lines += [f"{what}: {stats.label_report()}"]
+    if stats.weight_count:
+        lines.append(f"instance weights: min {_num(stats.weight_min)}, mean "
+                     f"{stats.weight_sum / stats.weight_count:.6g}, max "
+                     f"{_num(stats.weight_max)}")
+    lines += [
               f"index base: {_index_base_report(stats, index_base)}",
               f"qid: {'present' if stats.qid else 'absent'}",
               "malformed lines: none" if err is None else
@@ -283,6 +306,10 @@ def add_parser(subparsers):
                         help="feature indices count from 0 or 1 (declared), or 'auto': read "
                              "them as written and report the base the evidence shows "
                              "(default: auto)")
+    parser.add_argument("--multilabel", action="store_true",
+                        help="labels are comma-separated class ids (1,3 0:1 ...)")
+    parser.add_argument("--weights", action="store_true",
+                        help="labels carry an instance weight (label:weight 0:1 ...)")
     parser.add_argument("--plot", metavar="PNG", default=None,
                         help="write a histogram of the stored values per row to this PNG "
                              "(needs matplotlib)")
@@ -291,7 +318,8 @@ def add_parser(subparsers):
 
 def run(args):
     """Scan ``args.data`` and print the report; 0, or 1 after a malformed line."""
-    stats, err = scan(args.data, args.index_base)
+    stats, err = scan(args.data, args.index_base, multilabel=args.multilabel,
+                      weights=args.weights)
     print("\n".join(report(args.data, stats, err, args.index_base)))
     sys.stdout.flush()
     if args.plot is not None:
