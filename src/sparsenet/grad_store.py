@@ -82,8 +82,9 @@ def coo_rows(g, owned=False):
 
     Small CPU gradients take the native kernel (:func:`~sparsenet.ops.row_kernels.
     coalesce_rows`; with ``owned``, nobody else holds ``g``'s values and they are summed in
-    place); larger ones ``torch.unique`` and ``index_add_`` (on the CPU about 1.5x faster
-    than ``coalesce()``, with the same sums); other devices torch's ``coalesce``.
+    place); larger ones a stable sort and a gather (:func:`_sorted_row_sums`, on the CPU
+    about 2x faster than ``coalesce()``, with the same sums); other devices torch's
+    ``coalesce``.
 
     >>> g = torch.sparse_coo_tensor([[3, 1, 3]], torch.tensor([[1.0], [2.0], [4.0]]), (5, 1))
     >>> values, rows = coo_rows(g)
@@ -97,11 +98,25 @@ def coo_rows(g, owned=False):
     if rows is not None:
         return rows[1], rows[0]
     if idx.is_cpu:
-        rows, inverse = torch.unique(idx[0], sorted=True, return_inverse=True)
-        summed = vals.new_zeros((rows.numel(),) + tuple(vals.shape[1:]))
-        return summed.index_add_(0, inverse, vals), rows
+        return _sorted_row_sums(idx[0], vals)
     idx, vals = coo_parts(g.coalesce())
     return vals, idx[0]
+
+
+def _sorted_row_sums(raw, vals):
+    """``(sums, rows)`` of row ids ``raw`` (any order, repeats) and their ``vals`` rows: a
+    stable sort of the ids, one gather of each row's first values, then the repeats added
+    in their original order (few, in an Embedding's gradient)."""
+    ids, perm = raw.sort(stable=True)
+    rows, counts = torch.unique_consecutive(ids, return_counts=True)
+    starts = torch.cumsum(counts, 0) - counts
+    sums = vals.index_select(0, perm[starts])
+    if rows.numel() != ids.numel():  # repeats: add each to its row's first values
+        later = torch.ones(ids.numel(), dtype=torch.bool)
+        later[starts] = False
+        where = torch.repeat_interleave(torch.arange(rows.numel()), counts)[later]
+        sums.index_add_(0, where, vals.index_select(0, perm[later]))
+    return sums, rows
 
 
 def _rsp_parts(g, shape, owned=False):
