@@ -1,4 +1,5 @@
-"""``sparsenet convert``: LibSVM <-> SciPy ``.npz`` <-> dense CSV.
+"""``sparsenet convert``: LibSVM <-> SciPy ``.npz`` <-> dense CSV, and model files: MXNet's
+``.params``/``.nd`` <-> PyTorch ``.pt`` (:mod:`sparsenet.cli.convert_arrays`).
 
 Formats come from the file names' suffixes:
 
@@ -53,6 +54,7 @@ from ..base import FileFormatError, InvalidArgumentError
 from ..io.libsvm.compression import SUFFIXES
 from ..io.libsvm.load import load_libsvm
 from ..io.libsvm.save import save_libsvm
+from . import convert_arrays
 
 __all__ = ["add_parser", "run", "format_of", "read", "write", "DEFAULT_MAX_DENSE_BYTES"]
 
@@ -62,10 +64,14 @@ DEFAULT_MAX_DENSE_BYTES = 1 << 30
 _LIBSVM_SUFFIXES = (".svm", ".libsvm", ".txt")
 
 _DESCRIPTION = """\
-Convert between LibSVM text (.svm/.libsvm/.txt, optionally .gz/.zst/.xz/.bz2), SciPy .npz
+Convert data between LibSVM text (.svm/.libsvm/.txt, optionally .gz/.zst/.xz/.bz2), SciPy .npz
 (scipy.sparse.save_npz's CSR layout plus a 'label' array) and dense .csv (no header; the
 label, then every feature). Formats come from the suffixes. Values are float32. Dense
-output larger than --max-dense-bytes is refused."""
+output larger than --max-dense-bytes is refused.
+
+Convert model files between MXNet's NDArray files (.params/.nd: mx.nd.save, save_parameters,
+checkpoints, exports; written in MXNet 1.x's format) and PyTorch (.pt/.pth: a dict of named
+tensors, CSR as torch.sparse_csr, row_sparse as sparse COO; read with weights_only=True)."""
 
 
 def format_of(path):
@@ -212,7 +218,8 @@ def add_parser(subparsers):
     10
     """
     parser = subparsers.add_parser(
-        "convert", help="convert between LibSVM, SciPy .npz and dense .csv",
+        "convert", help="convert data (LibSVM, SciPy .npz, dense .csv) or model files "
+                        "(MXNet .params, PyTorch .pt)",
         description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input", metavar="IN", help="the file to read (format from its suffix)")
     parser.add_argument("output", metavar="OUT",
@@ -242,6 +249,13 @@ def _positive_int(text):
 
 def run(args):
     """Convert ``args.input`` to ``args.output``; print a one-line summary; return 0."""
+    if convert_arrays.is_array_file(args.input):
+        print(convert_arrays.convert(args.input, args.output))
+        return 0
+    if convert_arrays.is_array_file(args.output):
+        raise InvalidArgumentError(
+            f"{args.output}: a data file ({args.input}) converts to another data file, not to a "
+            f"model file")
     out_kind = format_of(args.output)
     in_kind = format_of(args.input)
     csr, label = read(args.input, args.features, args.index_base, args.max_dense_bytes)
