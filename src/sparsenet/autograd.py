@@ -33,7 +33,7 @@ import weakref
 import torch
 
 from . import grad_store, recording
-from .base import SparsenetError
+from .base import InvalidArgumentError, SparsenetError, UnsupportedError
 from .grad_store import zero_grad
 from .ndarray.ndarray import NDArray
 from .ndarray.nonzero import nonzero_entries
@@ -76,8 +76,9 @@ def mark_variables(variables, gradients, grad_reqs="write"):
     if isinstance(grad_reqs, str):
         grad_reqs = [grad_reqs] * len(variables)
     if not (len(variables) == len(gradients) == len(grad_reqs)):
-        raise ValueError(f"mark_variables: got {len(variables)} variables, {len(gradients)} "
-                         f"gradients and {len(grad_reqs)} grad_reqs; the lengths must match")
+        raise InvalidArgumentError(
+            f"mark_variables: got {len(variables)} variables, {len(gradients)} "
+            f"gradients and {len(grad_reqs)} grad_reqs; the lengths must match")
     for var, g, req in zip(variables, gradients, grad_reqs):
         var._attach_grad_buffer(g, req)
 
@@ -108,7 +109,8 @@ def _head_tensors(heads, head_grads):
     elif isinstance(head_grads, NDArray):
         head_grads = [head_grads]
     if len(head_grads) != len(heads):
-        raise ValueError(f"backward: {len(heads)} heads but {len(head_grads)} head gradients")
+        raise InvalidArgumentError(
+            f"backward: {len(heads)} heads but {len(head_grads)} head gradients")
     outs, grads = [], []
     for h, hg in zip(heads, head_grads):
         t = h._autograd_tensor()
@@ -361,10 +363,10 @@ class Function:
         self.saved_tensors = args
 
     def forward(self, *inputs):
-        raise NotImplementedError("subclasses of autograd.Function define forward()")
+        raise UnsupportedError("subclasses of autograd.Function define forward()")
 
     def backward(self, *output_grads):
-        raise NotImplementedError("subclasses of autograd.Function define backward()")
+        raise UnsupportedError("subclasses of autograd.Function define backward()")
 
     def __call__(self, *inputs):
         fn = self

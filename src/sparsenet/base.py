@@ -14,6 +14,7 @@ __all__ = [
     "InvalidArgumentError", "InvalidArgumentTypeError", "ShapeError", "IndexOutOfRangeError",
     "UnknownOperatorError", "DistributedError",
     "OperatorArgumentError", "ParameterAssertionError", "NotImplementedForSymbol",
+    "UnknownNameError", "UnsupportedError", "StateError",
     "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name", "as_shape",
     "py_str", "string_types", "numeric_types", "integer_types",
 ]
@@ -119,6 +120,43 @@ class UnknownOperatorError(SparsenetError, KeyError):
 
     def __str__(self):  # KeyError quotes its message; keep it readable
         return str(self.args[0]) if self.args else ""
+
+
+class UnknownNameError(SparsenetError, KeyError):
+    """A name looked up in a table of names is not there (e.g. a constant of a
+    ``ParameterDict`` that was never given a value).
+
+    >>> issubclass(UnknownNameError, KeyError)
+    True
+    """
+
+
+class UnsupportedError(SparsenetError, NotImplementedError):
+    """A well-formed request sparsenet does not serve: an operation that does not
+    exist for this kind of array (``asscalar()`` of a CSR array), or a method that a
+    subclass must define and did not.
+
+    >>> import sparsenet as mx
+    >>> try:
+    ...     mx.nd.sparse.zeros('csr', (2, 2)).size
+    ... except NotImplementedError as e:
+    ...     print(type(e).__name__, isinstance(e, mx.MXNetError))
+    UnsupportedError True
+    """
+
+
+class StateError(SparsenetError):
+    """An object is used before the step that prepares it: a Gluon ``Parameter``
+    before ``initialize()``, a ``Module`` before ``bind()``/``init_params()``, a
+    hook handle attached twice. A ``RuntimeError``, as ``MXNetError`` is.
+
+    >>> import sparsenet as mx
+    >>> try:
+    ...     mx.gluon.Parameter('w', shape=(2,)).data()
+    ... except RuntimeError as e:
+    ...     print(type(e).__name__)
+    StateError
+    """
 
 
 class OperatorArgumentError(SparsenetError, TypeError):
@@ -228,14 +266,16 @@ def numpy_dtype(dtype):
         try:
             return _TORCH_TO_NP[dtype]
         except KeyError:
-            raise TypeError(f"unsupported dtype {dtype}; expected one of "
-                            f"{sorted(str(d) for d in _NP_TO_TORCH)}") from None
+            raise InvalidArgumentTypeError(f"unsupported dtype {dtype}; expected one of "
+                                           f"{sorted(str(d) for d in _NP_TO_TORCH)}") from None
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise TypeError(f"unsupported dtype {dtype!r}; expected a numpy/torch dtype or its name") from None
+        raise InvalidArgumentTypeError(
+            f"unsupported dtype {dtype!r}; expected a numpy/torch dtype or its name") from None
     if dt not in _NP_TO_TORCH:
-        raise TypeError(f"unsupported dtype {dt}; expected one of {sorted(str(d) for d in _NP_TO_TORCH)}")
+        raise InvalidArgumentTypeError(
+            f"unsupported dtype {dt}; expected one of {sorted(str(d) for d in _NP_TO_TORCH)}")
     return dt
 
 

@@ -31,7 +31,7 @@ import sys
 import threading
 import warnings
 
-from .base import StorageFallbackError, StorageFallbackWarning
+from .base import InvalidArgumentError, StorageFallbackError, StorageFallbackWarning
 
 __all__ = ["POLICIES", "get_storage_fallback", "set_storage_fallback", "storage_fallback",
            "fallback_counts", "fallback_report", "reset_fallback_counts", "report_fallback"]
@@ -44,7 +44,8 @@ def _policy_from_env():
     if value:
         value = value.strip().lower()
         if value not in POLICIES:
-            raise ValueError(f"SPARSENET_STORAGE_FALLBACK={value!r}: expected one of {POLICIES}")
+            raise InvalidArgumentError(
+                f"SPARSENET_STORAGE_FALLBACK={value!r}: expected one of {POLICIES}")
         return value
     if os.environ.get("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", "1").strip() == "0":
         return "silent"
@@ -106,7 +107,8 @@ def storage_fallback(policy):
 
 def _check_policy(policy):
     if policy not in POLICIES:
-        raise ValueError(f"storage fallback policy must be one of {POLICIES}, got {policy!r}")
+        raise InvalidArgumentError(
+            f"storage fallback policy must be one of {POLICIES}, got {policy!r}")
     return policy
 
 

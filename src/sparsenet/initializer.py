@@ -24,6 +24,7 @@ import math
 import numpy as np
 import torch
 
+from .base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, UnsupportedError
 from .ndarray.cast_storage import dense_to_csr
 from .ndarray.ndarray import NDArray, to_tensor
 from .ndarray.row_sparse import RowSparseNDArray
@@ -134,8 +135,8 @@ class Initializer:
     def __call__(self, desc, arr):
         """Initialize ``arr`` described by ``desc`` (an :class:`InitDesc` or a name)."""
         if not isinstance(arr, NDArray):
-            raise TypeError(f"initializer: expected an NDArray to fill, got "
-                            f"{type(arr).__name__}")
+            raise InvalidArgumentTypeError(f"initializer: expected an NDArray to fill, got "
+                                           f"{type(arr).__name__}")
         if not isinstance(desc, InitDesc):
             desc = InitDesc(str(desc))
         if desc.global_init is None:
@@ -155,9 +156,10 @@ class Initializer:
                 method(desc, arr)
                 self._verbose_print(desc, suffix, arr)
                 return
-        raise ValueError(f"Unknown initialization pattern for '{desc}': default "
-                         f"initialization covers names ending in 'weight', 'bias', 'gamma' "
-                         f"(1.0) and 'beta' (0.0); give the parameter an init= explicitly")
+        raise InvalidArgumentError(
+            f"Unknown initialization pattern for '{desc}': default "
+            f"initialization covers names ending in 'weight', 'bias', 'gamma' "
+            f"(1.0) and 'beta' (0.0); give the parameter an init= explicitly")
 
     def _init_zero(self, _, arr):
         _sample(arr, lambda t: t.zero_())
@@ -170,7 +172,7 @@ class Initializer:
     _init_gamma = _init_one
 
     def _init_weight(self, name, arr):
-        raise NotImplementedError(f"{type(self).__name__} must define _init_weight()")
+        raise UnsupportedError(f"{type(self).__name__} must define _init_weight()")
 
     def __eq__(self, other):
         if not isinstance(other, Initializer):
@@ -193,7 +195,7 @@ def register(klass):
     True
     """
     if not (isinstance(klass, type) and issubclass(klass, Initializer)):
-        raise TypeError(f"register: expected an Initializer subclass, got {klass!r}")
+        raise InvalidArgumentTypeError(f"register: expected an Initializer subclass, got {klass!r}")
     _REGISTRY[klass.__name__.lower()] = klass
     return klass
 
@@ -227,7 +229,8 @@ def create(init, **kwargs):
     if isinstance(init, type) and issubclass(init, Initializer):
         return init(**kwargs)
     if not isinstance(init, str):
-        raise TypeError(f"expected an Initializer, its name or its JSON, got {init!r}")
+        raise InvalidArgumentTypeError(
+            f"expected an Initializer, its name or its JSON, got {init!r}")
     text = init.strip()
     if text.startswith("["):
         name, params = json.loads(text)
@@ -237,8 +240,8 @@ def create(init, **kwargs):
     try:
         klass = _REGISTRY[name.lower()]
     except KeyError:
-        raise ValueError(f"unknown initializer {name!r}; registered: "
-                         f"{sorted(_REGISTRY)}") from None
+        raise InvalidArgumentError(f"unknown initializer {name!r}; registered: "
+                                   f"{sorted(_REGISTRY)}") from None
     return klass(**kwargs)
 
 
@@ -359,22 +362,22 @@ class Xavier(Initializer):
     def _init_weight(self, name, arr):
         shape = arr.shape
         if len(shape) < 2:
-            raise ValueError(f"Xavier initializer cannot be applied to vector '{name}' of shape "
+            raise ShapeError(f"Xavier initializer cannot be applied to vector '{name}' of shape "
                              f"{shape}; it needs at least 2 dimensions")
         hw = float(np.prod(shape[2:])) if len(shape) > 2 else 1.0
         fan_in, fan_out = shape[1] * hw, shape[0] * hw
         factors = {"avg": (fan_in + fan_out) / 2.0, "in": fan_in, "out": fan_out}
         if self.factor_type not in factors:
-            raise ValueError(f"Xavier: factor_type must be 'avg', 'in' or 'out', got "
-                             f"{self.factor_type!r}")
+            raise InvalidArgumentError(f"Xavier: factor_type must be 'avg', 'in' or 'out', got "
+                                       f"{self.factor_type!r}")
         scale = math.sqrt(self.magnitude / factors[self.factor_type])
         if self.rnd_type == "uniform":
             _sample(arr, lambda t: t.uniform_(-scale, scale))
         elif self.rnd_type == "gaussian":
             _sample(arr, lambda t: t.normal_(0.0, scale))
         else:
-            raise ValueError(f"Xavier: rnd_type must be 'uniform' or 'gaussian', got "
-                             f"{self.rnd_type!r}")
+            raise InvalidArgumentError(f"Xavier: rnd_type must be 'uniform' or 'gaussian', got "
+                                       f"{self.rnd_type!r}")
 
 
 @register

@@ -13,6 +13,8 @@ gives the earlier rate again, and ``base_lr`` stays the rate you set.
 """
 import math
 
+from .base import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedError
+
 __all__ = ["LRScheduler", "FactorScheduler", "MultiFactorScheduler", "PolyScheduler",
            "CosineScheduler"]
 
@@ -41,14 +43,16 @@ class LRScheduler:
 
     def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0, warmup_mode="linear"):
         if not isinstance(warmup_steps, int) or isinstance(warmup_steps, bool):
-            raise TypeError(f"warmup_steps must be an int, got {warmup_steps!r}")
+            raise InvalidArgumentTypeError(f"warmup_steps must be an int, got {warmup_steps!r}")
         if warmup_steps < 0:
-            raise ValueError(f"warmup_steps must be >= 0, got {warmup_steps}")
+            raise InvalidArgumentError(f"warmup_steps must be >= 0, got {warmup_steps}")
         if warmup_begin_lr > base_lr:
-            raise ValueError(f"warmup_begin_lr ({warmup_begin_lr}) must not exceed base_lr "
-                             f"({base_lr})")
+            raise InvalidArgumentError(
+                f"warmup_begin_lr ({warmup_begin_lr}) must not exceed base_lr "
+                f"({base_lr})")
         if warmup_mode not in ("linear", "constant"):
-            raise ValueError(f"warmup_mode must be 'linear' or 'constant', got {warmup_mode!r}")
+            raise InvalidArgumentError(
+                f"warmup_mode must be 'linear' or 'constant', got {warmup_mode!r}")
         self.base_lr = base_lr
         self.warmup_steps = warmup_steps
         self.warmup_begin_lr = warmup_begin_lr
@@ -62,7 +66,8 @@ class LRScheduler:
     def get_warmup_lr(self, num_update):
         """Rate during warmup (``num_update < warmup_steps``)."""
         if num_update >= self.warmup_steps:
-            raise ValueError(f"update {num_update} is past the {self.warmup_steps} warmup steps")
+            raise InvalidArgumentError(
+                f"update {num_update} is past the {self.warmup_steps} warmup steps")
         if self.warmup_mode == "constant":
             return self.warmup_begin_lr
         frac = float(num_update) / float(self.warmup_steps)
@@ -74,7 +79,7 @@ class LRScheduler:
         return self._schedule(num_update)
 
     def _schedule(self, num_update):
-        raise NotImplementedError(f"{type(self).__name__} must define _schedule(num_update)")
+        raise UnsupportedError(f"{type(self).__name__} must define _schedule(num_update)")
 
     def __repr__(self):
         return f"{type(self).__name__}(base_lr={self.base_lr})"
@@ -97,9 +102,10 @@ class FactorScheduler(LRScheduler):
                  warmup_begin_lr=0, warmup_mode="linear"):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if step < 1:
-            raise ValueError(f"step must be >= 1 update, got {step}")
+            raise InvalidArgumentError(f"step must be >= 1 update, got {step}")
         if factor > 1.0:
-            raise ValueError(f"factor must be <= 1 so that the rate decreases, got {factor}")
+            raise InvalidArgumentError(
+                f"factor must be <= 1 so that the rate decreases, got {factor}")
         self.step = step
         self.factor = factor
         self.stop_factor_lr = stop_factor_lr
@@ -126,14 +132,16 @@ class MultiFactorScheduler(LRScheduler):
                  warmup_mode="linear"):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(step, (list, tuple)) or not step:
-            raise ValueError(f"step must be a non-empty list of update counts, got {step!r}")
+            raise InvalidArgumentError(
+                f"step must be a non-empty list of update counts, got {step!r}")
         for i, s in enumerate(step):
             if s < 1:
-                raise ValueError(f"step[{i}] must be >= 1, got {s}")
+                raise InvalidArgumentError(f"step[{i}] must be >= 1, got {s}")
             if i and s <= step[i - 1]:
-                raise ValueError(f"step must be strictly increasing, got {list(step)}")
+                raise InvalidArgumentError(f"step must be strictly increasing, got {list(step)}")
         if factor > 1.0:
-            raise ValueError(f"factor must be <= 1 so that the rate decreases, got {factor}")
+            raise InvalidArgumentError(
+                f"factor must be <= 1 so that the rate decreases, got {factor}")
         self.step = list(step)
         self.factor = factor
 
@@ -203,8 +211,9 @@ class CosineScheduler(LRScheduler):
 
 def _check_max_update(max_update, warmup_steps):
     if not isinstance(max_update, int) or isinstance(max_update, bool):
-        raise TypeError(f"max_update must be an int, got {max_update!r}")
+        raise InvalidArgumentTypeError(f"max_update must be an int, got {max_update!r}")
     if max_update < 1:
-        raise ValueError(f"max_update must be >= 1, got {max_update}")
+        raise InvalidArgumentError(f"max_update must be >= 1, got {max_update}")
     if max_update <= warmup_steps:
-        raise ValueError(f"max_update ({max_update}) must exceed warmup_steps ({warmup_steps})")
+        raise InvalidArgumentError(
+            f"max_update ({max_update}) must exceed warmup_steps ({warmup_steps})")

@@ -104,7 +104,7 @@ def normal(loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs)
 
 
 def randn(*shape, loc=0, scale=1, dtype=None, ctx=None, out=None, **kwargs):
-    """Samples from N(``loc``, ``scale``²) with the shape given positionally.
+    """Samples from N(``loc``, ``scale ** 2``) with the shape given positionally.
 
     >>> randn(2, 3).shape
     (2, 3)

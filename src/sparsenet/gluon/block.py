@@ -29,7 +29,8 @@ import warnings
 from collections import OrderedDict, defaultdict
 
 from .. import initializer, ndarray as nd
-from ..base import FileFormatError, ParameterAssertionError
+from ..base import (FileFormatError, InvalidArgumentError, InvalidArgumentTypeError,
+                    ParameterAssertionError, ShapeError, UnsupportedError)
 from ..ndarray.ndarray import NDArray
 from ..ops.registry import _MULTI_DEVICE
 from ..symbol.symbol import Symbol
@@ -134,15 +135,17 @@ class Block:
         """Register child blocks and parameters assigned as attributes."""
         existing = self.__dict__.get(name)
         if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
-            raise TypeError(f"Changing attribute type for {name} from {type(existing)} to "
-                            f"{type(value)} is not allowed.")
+            raise InvalidArgumentTypeError(
+                f"Changing attribute type for {name} from {type(existing)} to "
+                f"{type(value)} is not allowed.")
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
             if name in self._reg_params:
-                raise ValueError(f"Overriding Parameter attribute {name} is not allowed. If you "
-                                 f"want to share parameters between blocks, please set 'params' "
-                                 f"at Block construction instead.")
+                raise InvalidArgumentError(
+                    f"Overriding Parameter attribute {name} is not allowed. If you "
+                    f"want to share parameters between blocks, please set 'params' "
+                    f"at Block construction instead.")
             self._reg_params[name] = value
         object.__setattr__(self, name, value)
 
@@ -361,7 +364,7 @@ class Block:
 
     def forward(self, *args):
         """Override with the computation on NDArrays."""
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+        raise UnsupportedError(f"{type(self).__name__} must define forward()")
 
     def summary(self, *inputs):
         """Print each layer's output shape and parameter count for one forward of ``inputs``."""
@@ -509,7 +512,7 @@ class HybridBlock(Block):
     def infer_shape(self, *args):
         """Fill in unknown parameter dimensions from the inputs (layers override this)."""
         unknown = [p.name for p in self.params.values() if p.shape is None or 0 in p.shape]
-        raise ValueError(f"{type(self).__name__} cannot infer the shapes of {unknown}: give "
+        raise ShapeError(f"{type(self).__name__} cannot infer the shapes of {unknown}: give "
                          f"their full shapes, or define infer_shape(self, *inputs) setting "
                          f"param.shape")
 
@@ -517,7 +520,7 @@ class HybridBlock(Block):
         try:
             self.infer_shape(*args)
         except Exception as e:
-            raise ValueError(f"Deferred initialization failed because shape cannot be "
+            raise ShapeError(f"Deferred initialization failed because shape cannot be "
                              f"inferred. {e}") from e
 
     def forward(self, x, *args):
@@ -538,8 +541,9 @@ class HybridBlock(Block):
         if not reg:
             return self.hybrid_forward(nd, x, *args)
         if not isinstance(x, NDArray):
-            raise TypeError(f"{type(self).__name__}: the first input must be an NDArray, got "
-                            f"{type(x).__name__}")
+            raise InvalidArgumentTypeError(
+                f"{type(self).__name__}: the first input must be an NDArray, got "
+                f"{type(x).__name__}")
         try:
             params = {}
             for k, p in reg.items():  # Parameter._data_like, inlined for one dense context
@@ -566,4 +570,4 @@ class HybridBlock(Block):
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override with the computation; ``F`` is ``mx.nd``, or ``mx.sym`` when hybridized."""
-        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
+        raise UnsupportedError(f"{type(self).__name__} must define hybrid_forward()")

@@ -20,6 +20,7 @@ array([[3., 3.]], dtype=float32)
 ['data', 'fc_weight', 'fc_bias']
 """
 from .. import symbol as sym_mod
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, StateError
 from ..ndarray import serialization
 from ..ndarray.ndarray import NDArray
 from ..symbol.executor import Program
@@ -79,13 +80,14 @@ class CachedGraph:
         self.aux_names = symbol.list_auxiliary_states()  # e.g. BatchNorm's running statistics
         missing = [n for n in self.input_names if n not in args]
         if missing:
-            raise ValueError(f"the graph does not use the input(s) {missing}; its arguments are "
-                             f"{args}")
+            raise InvalidArgumentError(
+                f"the graph does not use the input(s) {missing}; its arguments are "
+                f"{args}")
         unknown = [n for n in args + self.aux_names if n not in self.input_names and
                    n not in params]
         if unknown:
-            raise ValueError(f"the graph's argument(s) {unknown} are neither inputs nor "
-                             f"parameters of the block")
+            raise InvalidArgumentError(f"the graph's argument(s) {unknown} are neither inputs nor "
+                                       f"parameters of the block")
         self.arg_names = args + self.aux_names  # a Program's inputs: arguments, then aux states
         self.params = params
         self.structure = structure
@@ -101,19 +103,22 @@ class CachedGraph:
         elif isinstance(out, (list, tuple)) and all(isinstance(o, Symbol) for o in out):
             symbol, structure = Group(list(out)), type(out).__name__
         else:
-            raise TypeError(f"{type(block).__name__}.hybrid_forward must return Symbols when "
-                            f"F is mx.sym, got {type(out).__name__}")
+            raise InvalidArgumentTypeError(
+                f"{type(block).__name__}.hybrid_forward must return Symbols when "
+                f"F is mx.sym, got {type(out).__name__}")
         params = {p.name: p for p in block.collect_params().values()}
         return cls(symbol, _input_names(num_inputs), params, structure)
 
     def __call__(self, *inputs):
         if len(inputs) != len(self.input_names):
-            raise ValueError(f"the hybridized graph takes {len(self.input_names)} inputs, got "
-                             f"{len(inputs)}")
+            raise InvalidArgumentError(
+                f"the hybridized graph takes {len(self.input_names)} inputs, got "
+                f"{len(inputs)}")
         for i, x in enumerate(inputs):
             if not isinstance(x, NDArray):
-                raise TypeError(f"hybridized block: input {i} must be an NDArray, got "
-                                f"{type(x).__name__}")
+                raise InvalidArgumentTypeError(
+                    f"hybridized block: input {i} must be an NDArray, got "
+                    f"{type(x).__name__}")
         ctx = inputs[0].context
         given = dict(zip(self.input_names, inputs))
         arrays = [given[n] if n in given else self.params[n].data(ctx) for n in self.arg_names]
@@ -159,8 +164,8 @@ def export_block(block, path, epoch=0):
     """
     graph = getattr(block, "_cached_graph", None)
     if graph is None:
-        raise RuntimeError("Please first call block.hybridize() and then run forward with "
-                           "this block at least once before calling export.")
+        raise StateError("Please first call block.hybridize() and then run forward with "
+                         "this block at least once before calling export.")
     sym_file = f"{path}-symbol.json"
     params_file = f"{path}-{int(epoch):04d}.params"
     graph.symbol.save(sym_file)

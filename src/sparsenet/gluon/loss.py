@@ -13,6 +13,7 @@ array([0.6931472, 0.6931472], dtype=float32)
 """
 import numbers
 
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedError
 from .block import HybridBlock
 
 __all__ = ["Loss", "L2Loss", "L1Loss", "SigmoidBinaryCrossEntropyLoss", "SigmoidBCELoss",
@@ -38,7 +39,7 @@ class Loss(HybridBlock):
     def __init__(self, weight, batch_axis, **kwargs):
         super().__init__(**kwargs)
         if weight is not None and not isinstance(weight, numbers.Number):
-            raise TypeError(f"loss weight must be a number or None, got {weight!r}")
+            raise InvalidArgumentTypeError(f"loss weight must be a number or None, got {weight!r}")
         self._weight = weight
         self._batch_axis = batch_axis
 
@@ -46,7 +47,7 @@ class Loss(HybridBlock):
         return f"{type(self).__name__}(batch_axis={self._batch_axis}, w={self._weight})"
 
     def hybrid_forward(self, F, x, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} must define hybrid_forward()")
+        raise UnsupportedError(f"{type(self).__name__} must define hybrid_forward()")
 
 
 class L2Loss(Loss):
@@ -144,8 +145,8 @@ class LogisticLoss(Loss):
     def __init__(self, weight=None, batch_axis=0, label_format="signed", **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
         if label_format not in ("signed", "binary"):
-            raise ValueError(f"label_format can only be signed or binary, received "
-                             f"{label_format}.")
+            raise InvalidArgumentError(f"label_format can only be signed or binary, received "
+                                       f"{label_format}.")
         self._label_format = label_format
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):

@@ -14,6 +14,7 @@ array([[2., 2.]], dtype=float32)
 import numpy as np
 
 from .. import symbol as sym_mod
+from ..base import InvalidArgumentTypeError, ShapeError
 from ..symbol.symbol import Group, Symbol, Variable
 from .block import HybridBlock
 from .hybrid import CachedGraph, params_ready
@@ -54,7 +55,7 @@ class SymbolBlock(HybridBlock):
         inputs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         for x in inputs:
             if not isinstance(x, Symbol) or len(x) != 1 or x._outputs[0][0].op is not None:
-                raise TypeError(f"SymbolBlock: inputs must be Variables, got {x!r}")
+                raise InvalidArgumentTypeError(f"SymbolBlock: inputs must be Variables, got {x!r}")
         input_names = [x.name for x in inputs]
         nodes = {n.name: n for n in outputs._input_nodes()}
         aux_names = outputs.list_auxiliary_states()
@@ -83,7 +84,7 @@ class SymbolBlock(HybridBlock):
         arg_shapes, _, aux_shapes = self._symbol.infer_shape(
             **{n: x.shape for n, x in zip(self._input_names, args)})
         if arg_shapes is None:
-            raise ValueError("SymbolBlock: cannot infer the parameter shapes from the inputs")
+            raise ShapeError("SymbolBlock: cannot infer the parameter shapes from the inputs")
         names = self._symbol.list_arguments() + self._symbol.list_auxiliary_states()
         for name, shape in zip(names, arg_shapes + aux_shapes):
             if name in self.params:
@@ -91,8 +92,9 @@ class SymbolBlock(HybridBlock):
 
     def forward(self, x, *args):
         if isinstance(x, Symbol):
-            raise TypeError("SymbolBlock cannot be called on Symbols (graph composition is "
-                            "not supported); call it on NDArrays")
+            raise InvalidArgumentTypeError(
+                "SymbolBlock cannot be called on Symbols (graph composition is "
+                "not supported); call it on NDArrays")
         inputs = (x,) + args
         if not params_ready(self, x.context):
             self._deferred_infer_shape(*inputs)

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from .. import grad_store
+from ..base import InvalidArgumentError, ShapeError, StateError
 from ..ndarray.creation import array as _array
 from ..ndarray.ndarray import NDArray
 from ..ops.indexing import slice_axis
@@ -29,7 +30,7 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
     """
     size = data.shape[batch_axis]
     if even_split and size % num_slice != 0:
-        raise ValueError(f"data with shape {data.shape} cannot be evenly split into {num_slice} "
+        raise ShapeError(f"data with shape {data.shape} cannot be evenly split into {num_slice} "
                          f"slices along axis {batch_axis}. Use a batch size that's multiple of "
                          f"{num_slice} or set even_split=False to allow uneven partitioning of "
                          f"data.")
@@ -93,7 +94,7 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     array([[0.6, 0.8]], dtype=float32)
     """
     if not arrays:
-        raise ValueError("clip_global_norm: expected a non-empty list of arrays")
+        raise InvalidArgumentError("clip_global_norm: expected a non-empty list of arrays")
     dev = arrays[0].device
     with torch.no_grad():
         total = torch.zeros((), dtype=torch.float32, device=dev)
@@ -120,7 +121,7 @@ class HookHandle:
 
     def attach(self, hooks_dict, hook):
         if self._hooks is not None:
-            raise RuntimeError("this HookHandle is already attached")
+            raise StateError("this HookHandle is already attached")
         self._id = id(hook)
         hooks_dict[self._id] = hook
         self._hooks = hooks_dict

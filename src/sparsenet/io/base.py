@@ -11,6 +11,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..base import InvalidArgumentTypeError, UnsupportedError
+
 __all__ = ["DataDesc", "DataBatch", "DataIter"]
 
 
@@ -97,11 +99,11 @@ class DataBatch:
     def __init__(self, data, label=None, pad=None, index=None, bucket_key=None,
                  provide_data=None, provide_label=None):
         if data is not None and not isinstance(data, (list, tuple)):
-            raise TypeError(f"DataBatch data must be a list of NDArrays, got "
-                            f"{type(data).__name__}")
+            raise InvalidArgumentTypeError(f"DataBatch data must be a list of NDArrays, got "
+                                           f"{type(data).__name__}")
         if label is not None and not isinstance(label, (list, tuple)):
-            raise TypeError(f"DataBatch label must be a list of NDArrays, got "
-                            f"{type(label).__name__}")
+            raise InvalidArgumentTypeError(f"DataBatch label must be a list of NDArrays, got "
+                                           f"{type(label).__name__}")
         self.data = data
         self.label = label
         self.pad = pad
@@ -165,7 +167,7 @@ class DataIter:
 
     def iter_next(self):
         """Move to the next batch; return whether there is one."""
-        raise NotImplementedError(f"{type(self).__name__} must implement iter_next() or next()")
+        raise UnsupportedError(f"{type(self).__name__} must implement iter_next() or next()")
 
     def getdata(self):
         """The data arrays of the current batch."""

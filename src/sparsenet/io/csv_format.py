@@ -153,6 +153,7 @@ class _Reader:
                                                     self.allow_nonfinite,
                                                     self.shape_text) is not None:
                 return self.error(first_lineno + k, line)
+        # builtin: internal invariant, not reachable from a caller's input
         raise AssertionError("no problem found in lines the fast path rejected")  # pragma: no cover
 
     def parse(self, buf):

@@ -5,6 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError
 from ..ndarray.base_sparse import BaseSparseNDArray
 from ..ndarray.creation import array as nd_array
 from ..ndarray.creation import from_scipy
@@ -26,28 +27,30 @@ def _as_array(x, name):
         return NDArray(x)
     if isinstance(x, (np.ndarray, list, tuple)):
         return nd_array(np.asarray(x))  # float32, as MXNet
-    raise TypeError(f"NDArrayIter: {name} must be an NDArray, numpy array, scipy.sparse matrix or "
-                    f"torch tensor (or a list/dict of them), got {type(x).__name__}")
+    raise InvalidArgumentTypeError(
+        f"NDArrayIter: {name} must be an NDArray, numpy array, scipy.sparse matrix or "
+        f"torch tensor (or a list/dict of them), got {type(x).__name__}")
 
 
 def _init_data(data, allow_empty, default_name):
     """``[(name, array)]`` from an array, a list or a dict (MXNet's naming)."""
     if data is None:
         if not allow_empty:
-            raise ValueError("NDArrayIter: data must not be None")
+            raise InvalidArgumentError("NDArrayIter: data must not be None")
         return []
     if isinstance(data, (NDArray, np.ndarray, torch.Tensor)) or sp.issparse(data):
         data = [data]
     if isinstance(data, (list, tuple)):
         if not data and not allow_empty:
-            raise ValueError("NDArrayIter: data must not be empty")
+            raise InvalidArgumentError("NDArrayIter: data must not be empty")
         if len(data) == 1:
             data = OrderedDict([(default_name, data[0])])
         else:
             data = OrderedDict((f"_{i}_{default_name}", d) for i, d in enumerate(data))
     if not isinstance(data, dict):
-        raise TypeError(f"NDArrayIter: expected an array, a list or a dict of arrays, got "
-                        f"{type(data).__name__}")
+        raise InvalidArgumentTypeError(
+            f"NDArrayIter: expected an array, a list or a dict of arrays, got "
+            f"{type(data).__name__}")
     return [(k, _as_array(v, k)) for k, v in data.items()]
 
 
@@ -93,25 +96,26 @@ class NDArrayIter(DataIter):
         super().__init__(batch_size)
         if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) \
                 or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+            raise InvalidArgumentError(f"batch_size must be a positive integer, got {batch_size!r}")
         if last_batch_handle not in _HANDLES:
-            raise ValueError(f"last_batch_handle must be one of {_HANDLES}, got "
-                             f"{last_batch_handle!r}")
+            raise InvalidArgumentError(f"last_batch_handle must be one of {_HANDLES}, got "
+                                       f"{last_batch_handle!r}")
         self.batch_size = int(batch_size)
         self.data = _init_data(data, False, data_name)
         self.label = _init_data(label, True, label_name)
         self.layout = layout
         self._axis = DataDesc.get_batch_axis(layout)
         if self._axis < 0:
-            raise ValueError(f"layout {layout!r} has no batch axis 'N'")
+            raise InvalidArgumentError(f"layout {layout!r} has no batch axis 'N'")
         sizes = {name: arr.shape[self._axis] for name, arr in self.data + self.label}
         if len(set(sizes.values())) != 1:
-            raise ValueError(f"NDArrayIter: all arrays need the same number of examples along "
+            raise ShapeError(f"NDArrayIter: all arrays need the same number of examples along "
                              f"the batch axis, got {sizes}")
         for name, arr in self.data + self.label:
             if isinstance(arr, BaseSparseNDArray) and self._axis != 0:
-                raise ValueError(f"NDArrayIter: sparse array {name!r} needs the batch axis first "
-                                 f"(layout {layout!r})")
+                raise InvalidArgumentError(
+                    f"NDArrayIter: sparse array {name!r} needs the batch axis first "
+                    f"(layout {layout!r})")
         self.num_data = next(iter(sizes.values()))
         self.shuffle = bool(shuffle)
         self.last_batch_handle = last_batch_handle

@@ -11,6 +11,7 @@ name with :func:`sparsenet.metric.create`.
 """
 import numpy
 
+from ..base import ShapeError, UnsupportedError
 from ..ndarray.ndarray import NDArray
 
 __all__ = ["EvalMetric", "register", "alias", "check_label_shapes", "REGISTRY"]
@@ -57,7 +58,7 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
     >>> check_label_shapes([1, 2], [3])
     Traceback (most recent call last):
     ...
-    ValueError: Shape of labels 2 does not match shape of predictions 1
+    sparsenet.base.ShapeError: Shape of labels 2 does not match shape of predictions 1
     """
     if wrap:
         if isinstance(labels, NDArray):
@@ -66,7 +67,7 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
             preds = [preds]
     a, b = (labels.shape, preds.shape) if shape else (len(labels), len(preds))
     if a != b:
-        raise ValueError(f"Shape of labels {a} does not match shape of predictions {b}")
+        raise ShapeError(f"Shape of labels {a} does not match shape of predictions {b}")
     return labels, preds
 
 
@@ -123,7 +124,7 @@ class EvalMetric:
 
     def update(self, labels, preds):
         """Accumulate one batch (subclasses define it)."""
-        raise NotImplementedError(f"{type(self).__name__} must define update()")
+        raise UnsupportedError(f"{type(self).__name__} must define update()")
 
     def _add(self, value, count):
         self.sum_metric += value

@@ -10,6 +10,7 @@ import math
 
 import numpy
 
+from ..base import InvalidArgumentError, ShapeError
 from .base import EvalMetric, _numpy, alias, check_label_shapes, register
 
 __all__ = ["Accuracy", "TopKAccuracy", "F1", "MCC"]
@@ -58,8 +59,9 @@ class TopKAccuracy(EvalMetric):
         super().__init__(name, top_k=top_k, output_names=output_names, label_names=label_names)
         self.top_k = int(top_k)
         if self.top_k <= 1:
-            raise ValueError(f"TopKAccuracy needs top_k > 1 (got {top_k}); use Accuracy for "
-                             f"top_k = 1")
+            raise InvalidArgumentError(
+                f"TopKAccuracy needs top_k > 1 (got {top_k}); use Accuracy for "
+                f"top_k = 1")
         self.name += f"_{self.top_k}"
 
     def update(self, labels, preds):
@@ -67,7 +69,7 @@ class TopKAccuracy(EvalMetric):
         for label, pred in zip(labels, preds):
             p = _numpy(pred).astype("float64")
             if p.ndim > 2:
-                raise ValueError(f"TopKAccuracy: predictions must be 1-D or 2-D, got shape "
+                raise ShapeError(f"TopKAccuracy: predictions must be 1-D or 2-D, got shape "
                                  f"{p.shape}")
             y = _numpy(label).astype("int64").ravel()
             if p.ndim == 1:
@@ -89,7 +91,7 @@ class _BinaryStats:
         p, y = _numpy(pred), _numpy(label).astype("int64").ravel()
         p = p.argmax(axis=1) if p.ndim > 1 else (p > 0.5).astype("int64")
         if len(numpy.unique(y)) > 2:
-            raise ValueError("F1/MCC support binary classification only (labels 0 and 1)")
+            raise InvalidArgumentError("F1/MCC support binary classification only (labels 0 and 1)")
         pt, yt = p == 1, y == 1
         counts = numpy.array([(pt & yt).sum(), (pt & ~yt).sum(), (~pt & yt).sum(),
                               (~pt & ~yt).sum()], dtype=numpy.int64)
@@ -120,8 +122,9 @@ class _BinaryMetric(EvalMetric):
 
     def __init__(self, name, output_names=None, label_names=None, average="macro"):
         if average not in ("macro", "micro"):
-            raise ValueError(f"{type(self).__name__}: average must be 'macro' or 'micro', got "
-                             f"{average!r}")
+            raise InvalidArgumentError(
+                f"{type(self).__name__}: average must be 'macro' or 'micro', got "
+                f"{average!r}")
         self.average = average
         self._stats = _BinaryStats()
         super().__init__(name, output_names=output_names, label_names=label_names,

@@ -8,6 +8,7 @@
 """
 from collections import OrderedDict
 
+from ..base import IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError
 from .base import REGISTRY, EvalMetric, alias, register
 from .custom import CustomMetric
 
@@ -35,13 +36,14 @@ def create(metric, *args, **kwargs):
     if isinstance(metric, type) and issubclass(metric, EvalMetric):
         return metric(*args, **kwargs)
     if not isinstance(metric, str):
-        raise TypeError(f"metric.create: expected a name, an EvalMetric, a callable or a list, "
-                        f"got {type(metric).__name__}")
+        raise InvalidArgumentTypeError(
+            f"metric.create: expected a name, an EvalMetric, a callable or a list, "
+            f"got {type(metric).__name__}")
     try:
         klass = REGISTRY[metric.lower()]
     except KeyError:
-        raise ValueError(f"metric.create: unknown metric {metric!r}; known names are "
-                         f"{sorted(REGISTRY)}") from None
+        raise InvalidArgumentError(f"metric.create: unknown metric {metric!r}; known names are "
+                                   f"{sorted(REGISTRY)}") from None
     return klass(*args, **kwargs)
 
 
@@ -70,7 +72,8 @@ class CompositeEvalMetric(EvalMetric):
         try:
             return self.metrics[index]
         except IndexError:
-            raise IndexError(f"metric index {index} is out of range 0..{len(self.metrics) - 1}") \
+            raise IndexOutOfRangeError(
+                f"metric index {index} is out of range 0..{len(self.metrics) - 1}") \
                 from None
 
     def update_dict(self, labels, preds):

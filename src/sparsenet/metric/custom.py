@@ -6,6 +6,7 @@
 >>> m.get()
 ('l1', 2.5)
 """
+from ..base import InvalidArgumentTypeError
 from ..ndarray.ndarray import NDArray
 from .base import EvalMetric, _numpy, check_label_shapes, register
 
@@ -66,7 +67,8 @@ class CustomMetric(EvalMetric):
                 self._add(value, 1)
 
     def get_config(self):
-        raise TypeError("CustomMetric cannot be serialised: its function is Python code")
+        raise InvalidArgumentTypeError(
+            "CustomMetric cannot be serialised: its function is Python code")
 
 
 def np(numpy_feval, name=None, allow_extra_outputs=False):  # noqa: A001 - MXNet's name

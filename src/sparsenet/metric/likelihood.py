@@ -10,6 +10,7 @@ import math
 
 import numpy
 
+from ..base import ShapeError
 from .base import EvalMetric, _numpy, alias, check_label_shapes, register
 
 __all__ = ["CrossEntropy", "NegativeLogLikelihood", "Perplexity"]
@@ -35,7 +36,7 @@ class CrossEntropy(EvalMetric):
         for label, pred in zip(labels, preds):
             y, p = _numpy(label).ravel(), _numpy(pred)
             if y.shape[0] != p.shape[0]:
-                raise ValueError(f"{self.name}: {y.shape[0]} labels for {p.shape[0]} "
+                raise ShapeError(f"{self.name}: {y.shape[0]} labels for {p.shape[0]} "
                                  f"predictions")
             prob = p[numpy.arange(y.shape[0]), numpy.int64(y)]
             self._add(float((-numpy.log(prob + self.eps)).sum()), y.shape[0])
@@ -76,13 +77,13 @@ class Perplexity(EvalMetric):
 
     def update(self, labels, preds):
         if len(labels) != len(preds):
-            raise ValueError(f"Perplexity: {len(labels)} labels for {len(preds)} predictions")
+            raise ShapeError(f"Perplexity: {len(labels)} labels for {len(preds)} predictions")
         loss, num = 0.0, 0
         for label, pred in zip(labels, preds):
             p = _numpy(pred)
             y = _numpy(label).reshape(-1).astype("int64")
             if y.size * p.shape[self.axis] != p.size:
-                raise ValueError(f"Perplexity: label shape {_numpy(label).shape} does not fit "
+                raise ShapeError(f"Perplexity: label shape {_numpy(label).shape} does not fit "
                                  f"prediction shape {p.shape}")
             picked = numpy.take_along_axis(
                 numpy.moveaxis(p, self.axis, -1).reshape(-1, p.shape[self.axis]),

@@ -10,6 +10,7 @@ import math
 
 import numpy
 
+from ..base import InvalidArgumentError, ShapeError
 from .base import EvalMetric, _numpy, alias, check_label_shapes, register
 
 __all__ = ["MAE", "MSE", "RMSE", "PearsonCorrelation"]
@@ -19,6 +20,7 @@ class _Regression(EvalMetric):
     """Mean over updates of a per-batch error (labels and predictions as column vectors)."""
 
     def _error(self, diff):
+        # builtin: abstract hook, every concrete subclass overrides it
         raise NotImplementedError
 
     def update(self, labels, preds):
@@ -95,8 +97,9 @@ class PearsonCorrelation(EvalMetric):
 
     def __init__(self, name="pearsonr", output_names=None, label_names=None, average="macro"):
         if average not in ("macro", "micro"):
-            raise ValueError(f"PearsonCorrelation: average must be 'macro' or 'micro', got "
-                             f"{average!r}")
+            raise InvalidArgumentError(
+                f"PearsonCorrelation: average must be 'macro' or 'micro', got "
+                f"{average!r}")
         self.average = average
         super().__init__(name, output_names=output_names, label_names=label_names,
                          average=average)
@@ -116,7 +119,7 @@ class PearsonCorrelation(EvalMetric):
             y = _numpy(label).ravel().astype(numpy.float64)
             p = _numpy(pred).ravel().astype(numpy.float64)
             if y.shape != p.shape:
-                raise ValueError(f"PearsonCorrelation: {y.size} labels for {p.size} "
+                raise ShapeError(f"PearsonCorrelation: {y.size} labels for {p.size} "
                                  f"predictions")
             if self.average == "macro":
                 self._add(float(numpy.corrcoef(p, y)[0, 1]), 1)

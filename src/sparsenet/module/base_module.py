@@ -13,6 +13,7 @@ from collections import namedtuple
 from .. import initializer as init_mod
 from .. import metric as _metric
 from ..atomic import atomic_write
+from ..base import InvalidArgumentError, ShapeError, StateError
 from ..callback import EpochProgressBar
 from ..model import BatchEndParam, split_params
 from ..ndarray import serialization
@@ -41,7 +42,7 @@ def parse_data_desc(names, shapes, kind):
             out.append(DataShape(name, tuple(shape)))
     given = [d.name for d in out]
     if list(given) != list(names):
-        raise ValueError(f"bind: {kind} shapes are given for {given} but the module's "
+        raise ShapeError(f"bind: {kind} shapes are given for {given} but the module's "
                          f"{kind}_names are {list(names)} (same names, same order expected)")
     return out
 
@@ -180,10 +181,11 @@ class BaseModule:
             terminal.
         """
         if num_epoch is None:
-            raise ValueError("fit: please specify num_epoch")
+            raise InvalidArgumentError("fit: please specify num_epoch")
         if monitor is not None:
-            raise ValueError("fit: monitor is not supported by sparsenet; log what you need "
-                             "from a batch_end_callback")
+            raise InvalidArgumentError(
+                "fit: monitor is not supported by sparsenet; log what you need "
+                "from a batch_end_callback")
         if initializer is None:
             initializer = init_mod.Uniform(0.01)
         self.bind(data_shapes=train_data.provide_data, label_shapes=train_data.provide_label,
@@ -277,11 +279,11 @@ class BaseModule:
 
     def _check_ready(self, what, optimizer=False):
         if not self.binded:
-            raise RuntimeError(f"{what}: call bind() first")
+            raise StateError(f"{what}: call bind() first")
         if not self.params_initialized:
-            raise RuntimeError(f"{what}: call init_params() (or set_params) first")
+            raise StateError(f"{what}: call init_params() (or set_params) first")
         if optimizer and not self.optimizer_initialized:
-            raise RuntimeError(f"{what}: call init_optimizer() first")
+            raise StateError(f"{what}: call init_optimizer() first")
 
     @property
     def symbol(self):

@@ -30,7 +30,7 @@ from .. import initializer as init_mod
 from .. import kvstore as kvstore_mod
 from .. import optimizer as opt
 from ..atomic import atomic_write
-from ..base import InvalidArgumentError, InvalidArgumentTypeError
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, SparsenetError, StateError
 from ..context import as_context, cpu
 from ..initializer import InitDesc
 from ..kvstore import KVStore
@@ -166,7 +166,7 @@ class Module(BaseModule):
 
     def _check_bound(self, what):
         if not self.binded:
-            raise RuntimeError(f"{what}: call bind() first")
+            raise StateError(f"{what}: call bind() first")
 
     # ------------------------------------------------------------------ binding
     def bind(self, data_shapes, label_shapes=None, for_training=True, inputs_need_grad=False,
@@ -194,7 +194,7 @@ class Module(BaseModule):
             label_shapes = None
         self._label_shapes = parse_data_desc(self._label_names, label_shapes, "label")
         if shared_module is not None and not shared_module.binded:
-            raise RuntimeError("bind: shared_module must be bound first")
+            raise StateError("bind: shared_module must be bound first")
         self._exec_group = DataParallelExecutorGroup(
             self._symbol, self._context, self._work_load_list, self._data_shapes,
             self._label_shapes, self._param_names, for_training, inputs_need_grad,
@@ -270,9 +270,9 @@ class Module(BaseModule):
                 if given is not None and name in given:
                     self._assign(arr, given[name])
                 elif given is not None and not allow_missing:
-                    raise RuntimeError(f"init_params: '{name}' is not in {what}; pass "
-                                       f"allow_missing=True to initialise it with the "
-                                       f"initializer")
+                    raise SparsenetError(f"init_params: '{name}' is not in {what}; pass "
+                                         f"allow_missing=True to initialise it with the "
+                                         f"initializer")
                 elif initializer is not None:
                     self._initialize(name, arr, nodes[name], initializer)
                 # else: allowed to be missing and no initializer: the current value stays
@@ -434,7 +434,7 @@ class Module(BaseModule):
     def borrow_optimizer(self, shared_module):
         """Use ``shared_module``'s optimizer, updater and kvstore."""
         if not shared_module.optimizer_initialized:
-            raise RuntimeError("borrow_optimizer: the shared module has no optimizer")
+            raise StateError("borrow_optimizer: the shared module has no optimizer")
         self._optimizer = shared_module._optimizer
         self._kvstore = shared_module._kvstore
         self._update_on_kvstore = shared_module._update_on_kvstore
@@ -526,7 +526,7 @@ class Module(BaseModule):
         """Gradients of the data inputs (bind with ``inputs_need_grad=True``)."""
         self._check_ready("get_input_grads")
         if not self.inputs_need_grad:
-            raise RuntimeError("get_input_grads: bind with inputs_need_grad=True")
+            raise StateError("get_input_grads: bind with inputs_need_grad=True")
         return self._exec_group.get_input_grads(merge_multi_context)
 
     def get_states(self, merge_multi_context=True):

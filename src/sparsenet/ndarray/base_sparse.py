@@ -3,7 +3,8 @@ import numpy as np
 import torch
 
 from .. import recording
-from ..base import NotSupportedForSparseNDArray, StorageTypeError, numpy_dtype
+from ..base import (InvalidArgumentError, NotSupportedForSparseNDArray, SparseFormatError,
+                    StorageTypeError, UnsupportedError, numpy_dtype)
 from ..context import context_of, place
 from .ndarray import NDArray, copy_into, to_tensor
 
@@ -68,7 +69,7 @@ class BaseSparseNDArray(NDArray):
 
     @property
     def size(self):
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"size is ambiguous for a {self.stype} array; use .nnz for the number of stored "
             f"values or numpy.prod(.shape) for the number of elements")
 
@@ -113,6 +114,7 @@ class BaseSparseNDArray(NDArray):
 
     # ------------------------------------------------------------------ internal hooks
     def _parts(self):
+        # builtin: abstract hook, every concrete subclass overrides it
         raise NotImplementedError
 
     def _autograd_tensor(self):
@@ -168,8 +170,8 @@ class BaseSparseNDArray(NDArray):
 
     def _replace(self, other):
         if type(other) is not type(self):
-            raise TypeError(f"cannot replace a {self.stype} array's storage with a "
-                            f"{other.stype} array's")
+            raise StorageTypeError(f"cannot replace a {self.stype} array's storage with a "
+                                   f"{other.stype} array's")
         for name in self._storage_slots:
             setattr(self, name, getattr(other, name))
         if self._grad is not None and self._grad_req != "null":  # stay an autograd variable
@@ -194,7 +196,7 @@ class BaseSparseNDArray(NDArray):
         return t.cpu().numpy().copy()
 
     def asscalar(self):
-        raise NotImplementedError(
+        raise UnsupportedError(
             f"asscalar() is not supported for a {self.stype} array; use "
             f".tostype('default').asscalar()")
 
@@ -204,6 +206,7 @@ class BaseSparseNDArray(NDArray):
 
     def to_torch(self):
         """Return a torch sparse tensor sharing the values (CSR or hybrid COO)."""
+        # builtin: abstract hook, every concrete subclass overrides it
         raise NotImplementedError
 
     def reshape(self, *args, **kwargs):
@@ -231,6 +234,7 @@ class BaseSparseNDArray(NDArray):
             O(nnz) checks of index range, order and uniqueness (default, unlike
             MXNet whose default checks only the lengths).
         """
+        # builtin: abstract hook, every concrete subclass overrides it
         raise NotImplementedError
 
     def __setitem__(self, key, value):
@@ -246,8 +250,9 @@ class BaseSparseNDArray(NDArray):
         array([0, 1])
         """
         if not (isinstance(key, slice) and key == slice(None)):
-            raise ValueError(f"{type(self).__name__} supports assignment to [:] only, got "
-                             f"key {key!r}")
+            raise InvalidArgumentError(
+                f"{type(self).__name__} supports assignment to [:] only, got "
+                f"key {key!r}")
         if isinstance(value, NDArray):
             copy_into(value, self)
         elif isinstance(value, (np.ndarray, list, tuple)):
@@ -260,6 +265,7 @@ class BaseSparseNDArray(NDArray):
 
     def _with_data(self, values):
         """Same structure, new values (no copy of the indices)."""
+        # builtin: abstract hook, every concrete subclass overrides it
         raise NotImplementedError
 
     def __array__(self, dtype=None, copy=None):
@@ -267,16 +273,16 @@ class BaseSparseNDArray(NDArray):
         return out if dtype is None else out.astype(dtype)
 
     def __bool__(self):
-        raise ValueError(f"the truth value of a {self.stype} array is ambiguous")
+        raise InvalidArgumentError(f"the truth value of a {self.stype} array is ambiguous")
 
     def __iter__(self):
-        raise TypeError(f"a {self.stype} array is not iterable; index rows instead")
+        raise StorageTypeError(f"a {self.stype} array is not iterable; index rows instead")
 
     def _check_same_device(self, *tensors):
         for t in tensors:
             if t.device != self._data.device:
-                raise ValueError(f"all parts must be on one device, got {t.device} and "
-                                 f"{self._data.device}")
+                raise InvalidArgumentError(f"all parts must be on one device, got {t.device} and "
+                                           f"{self._data.device}")
 
     @staticmethod
     def _as_index(t, device):
@@ -286,5 +292,5 @@ class BaseSparseNDArray(NDArray):
             t = torch.as_tensor(np.asarray(t))
         if t.dtype.is_floating_point:
             if t.numel() and not bool((t == t.round()).all()):
-                raise ValueError("indices must be integers, got non-integral values")
+                raise SparseFormatError("indices must be integers, got non-integral values")
         return t.to(device=device, dtype=torch.int64)

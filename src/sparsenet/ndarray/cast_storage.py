@@ -17,6 +17,7 @@ array([0, 1, 1, 2])
 """
 import torch
 
+from ..base import ShapeError
 from .csr import CSRNDArray
 from .row_sparse import RowSparseNDArray
 
@@ -32,7 +33,7 @@ def to_dense_tensor(a):
 def dense_to_csr(t):
     """Compact CSR of a 2-D dense tensor (zeros dropped)."""
     if t.dim() != 2:
-        raise ValueError(f"a CSR array must be 2-D, cannot convert shape {tuple(t.shape)}")
+        raise ShapeError(f"a CSR array must be 2-D, cannot convert shape {tuple(t.shape)}")
     rows, cols = t.shape
     mask = t != 0
     nz = mask.nonzero()
@@ -46,7 +47,7 @@ def dense_to_csr(t):
 def dense_to_row_sparse(t):
     """Compact row_sparse array of a dense tensor (all-zero rows dropped)."""
     if t.dim() == 0:
-        raise ValueError("a row_sparse array has at least one dimension")
+        raise ShapeError("a row_sparse array has at least one dimension")
     inner = 1
     for d in t.shape[1:]:
         inner *= d
@@ -72,7 +73,7 @@ def csr_to_row_sparse(a):
 def row_sparse_to_csr(a):
     """CSR array of a 2-D row_sparse array (zero values inside stored rows dropped)."""
     if len(a._shape) != 2:
-        raise ValueError(f"a CSR array must be 2-D, cannot convert shape {a._shape}")
+        raise ShapeError(f"a CSR array must be 2-D, cannot convert shape {a._shape}")
     rows, cols = a._shape
     local = dense_to_csr(a._data)
     counts = torch.zeros(rows, dtype=torch.int64, device=a._data.device)

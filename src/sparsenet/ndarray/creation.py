@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from ..base import (InvalidArgumentError, InvalidArgumentTypeError, SparseFormatError, as_shape,
-                    mx_real_t, numpy_dtype, torch_dtype)
+from ..base import (InvalidArgumentError, InvalidArgumentTypeError, ShapeError, SparseFormatError,
+                    as_shape, mx_real_t, numpy_dtype, torch_dtype)
 from ..context import as_context, place
 from . import memory
 from .cast_storage import dense_to_csr, dense_to_row_sparse
@@ -63,8 +63,8 @@ def _to_tensor(value, dtype=None, device=None):
     else:
         a = np.asarray(value)
         if a.dtype == object:
-            raise TypeError(f"cannot make an array from {type(value).__name__} with "
-                            f"irregular or non-numeric content")
+            raise InvalidArgumentTypeError(f"cannot make an array from {type(value).__name__} with "
+                                           f"irregular or non-numeric content")
         if a.dtype.kind in "US" and dtype is not None:  # MXNet: np.array(strings, dtype)
             try:
                 a = a.astype(numpy_dtype(dtype))
@@ -140,11 +140,12 @@ def from_torch(tensor):
             return RowSparseNDArray._from_coo(tensor, tuple(tensor.shape))
         if tensor.sparse_dim() == 2 and tensor.dim() == 2:
             return from_torch(tensor.coalesce().to_sparse_csr())
-        raise ValueError(f"cannot convert a COO tensor with sparse_dim={tensor.sparse_dim()} "
-                         f"and {tensor.dim()} dims; expected sparse_dim 1 (row_sparse) or a "
-                         f"2-D matrix (csr)")
+        raise SparseFormatError(
+            f"cannot convert a COO tensor with sparse_dim={tensor.sparse_dim()} "
+            f"and {tensor.dim()} dims; expected sparse_dim 1 (row_sparse) or a "
+            f"2-D matrix (csr)")
     if tensor.layout != torch.strided:
-        raise ValueError(f"unsupported torch layout {tensor.layout}")
+        raise InvalidArgumentError(f"unsupported torch layout {tensor.layout}")
     return NDArray(tensor)
 
 
@@ -269,9 +270,9 @@ def _index(idx, device, what):
     t = _to_tensor(idx, None, device)
     if t.dtype.is_floating_point:
         if t.numel() and not bool((t == t.round()).all()):
-            raise ValueError(f"{what} must be integers, got non-integral values")
+            raise SparseFormatError(f"{what} must be integers, got non-integral values")
     if t.dim() != 1:
-        raise ValueError(f"{what} must be 1-D, got shape {tuple(t.shape)}")
+        raise ShapeError(f"{what} must be 1-D, got shape {tuple(t.shape)}")
     return t.to(torch.int64)
 
 
@@ -342,15 +343,16 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None, validate=True):
         coo = sp.coo_matrix((data, (row.astype(np.int64), col.astype(np.int64))), shape=shape)
         out = from_scipy(coo, ctx=ctx, dtype=dtype)
     elif isinstance(arg1, tuple) and len(arg1) == 2:
-        raise ValueError("csr_matrix: a 2-tuple must be a shape (M, N) or (data, (row, col)); "
-                         "use (data, indices, indptr) for CSR parts")
+        raise InvalidArgumentError(
+            "csr_matrix: a 2-tuple must be a shape (M, N) or (data, (row, col)); "
+            "use (data, indices, indptr) for CSR parts")
     else:
         if dtype is None and not isinstance(arg1, (np.ndarray, NDArray, torch.Tensor)):
             dtype = mx_real_t
         t = _to_tensor(arg1, dtype, device)
         out = dense_to_csr(t)
     if shape is not None and tuple(out.shape) != as_shape(shape):
-        raise ValueError(f"csr_matrix: shape {tuple(shape)} does not match the source's shape "
+        raise ShapeError(f"csr_matrix: shape {tuple(shape)} does not match the source's shape "
                          f"{out.shape}")
     return _on(out, ctx)
 
@@ -381,16 +383,16 @@ def _sorted_columns(data, indices, indptr, shape):
 def _check_coo(row, col, shape):
     for name, v in (("row", row), ("col", col)):
         if v.size and (v.dtype.kind == "f" and not np.all(v == np.round(v))):
-            raise ValueError(f"csr_matrix: {name} indices must be integers")
+            raise SparseFormatError(f"csr_matrix: {name} indices must be integers")
         if v.size and v.min() < 0:
-            raise ValueError(f"csr_matrix: negative {name} index {int(v.min())}")
+            raise SparseFormatError(f"csr_matrix: negative {name} index {int(v.min())}")
     if shape is not None:
         if row.size and row.max() >= shape[0]:
-            raise ValueError(f"csr_matrix: row index {int(row.max())} is out of range "
-                             f"[0, {shape[0]})")
+            raise SparseFormatError(f"csr_matrix: row index {int(row.max())} is out of range "
+                                    f"[0, {shape[0]})")
         if col.size and col.max() >= shape[1]:
-            raise ValueError(f"csr_matrix: column index {int(col.max())} is out of range "
-                             f"[0, {shape[1]})")
+            raise SparseFormatError(f"csr_matrix: column index {int(col.max())} is out of range "
+                                    f"[0, {shape[1]})")
 
 
 def _check_scipy_parts(indices, indptr, shape):
@@ -483,7 +485,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
         data = _values(arg1[0], dtype, device)
         indices = _index(arg1[1], data.device, "indices")
         if data.dim() == 0:
-            raise ValueError("row_sparse_array: data must have at least one dimension")
+            raise ShapeError("row_sparse_array: data must have at least one dimension")
         if shape is None:
             if not indices.numel():  # MXNet 1.9.1 raises too: the number of rows is unknown
                 raise InvalidArgumentError("row_sparse_array: cannot infer the shape of parts "
@@ -496,7 +498,7 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None, validate=True):
         t = _to_tensor(arg1, dtype, device)
         out = dense_to_row_sparse(t)
     if shape is not None and tuple(out.shape) != as_shape(shape):
-        raise ValueError(f"row_sparse_array: shape {tuple(shape)} does not match the source's "
+        raise ShapeError(f"row_sparse_array: shape {tuple(shape)} does not match the source's "
                          f"shape {out.shape}")
     return _on(out, ctx)
 
@@ -516,7 +518,7 @@ def sparse_zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     tdt = torch_dtype(dtype)
     if stype == CSR:
         if len(shape) != 2:
-            raise ValueError(f"a CSR array is 2-D, got shape {shape}")
+            raise ShapeError(f"a CSR array is 2-D, got shape {shape}")
         return _on(CSRNDArray._from_parts(
             torch.zeros(0, dtype=tdt, device=device), torch.zeros(0, dtype=torch.int64,
                                                                   device=device),
@@ -549,9 +551,10 @@ def sparse_array(source_array, ctx=None, dtype=None):
     if sp.issparse(source_array):
         return from_scipy(source_array, ctx=ctx, dtype=dtype)
     if not isinstance(source_array, NDArray) or source_array.stype == DEFAULT:
-        raise ValueError(f"mx.nd.sparse.array expects a CSRNDArray, RowSparseNDArray or SciPy "
-                         f"sparse matrix, got {type(source_array).__name__}; use mx.nd.array() "
-                         f"for dense data or .tostype() to convert")
+        raise InvalidArgumentError(
+            f"mx.nd.sparse.array expects a CSRNDArray, RowSparseNDArray or SciPy "
+            f"sparse matrix, got {type(source_array).__name__}; use mx.nd.array() "
+            f"for dense data or .tostype() to convert")
     device = _device(ctx) if ctx is not None else source_array.device
     parts = [p.detach().to(device) for p in source_array._parts()]
     parts = [q.clone() if q.data_ptr() == p.data_ptr() else q

@@ -5,6 +5,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from ..base import IndexOutOfRangeError, InvalidArgumentError
 from .base_sparse import BaseSparseNDArray
 from .ndarray import NDArray
 from .stype import CSR, check_csr
@@ -136,22 +137,26 @@ class CSRNDArray(BaseSparseNDArray):
             if i < 0:
                 i += rows
             if not 0 <= i < rows:
-                raise IndexError(f"row index {int(key)} is out of bounds for a CSR array with "
-                                 f"{rows} rows")
+                raise IndexOutOfRangeError(
+                    f"row index {int(key)} is out of bounds for a CSR array with "
+                    f"{rows} rows")
             return self._rows(i, i + 1)
         if isinstance(key, slice):
             if key == slice(None):
                 return self
             if key.step not in (None, 1):
-                raise ValueError(f"CSR row slicing supports step 1 only, got step {key.step}")
+                raise InvalidArgumentError(
+                    f"CSR row slicing supports step 1 only, got step {key.step}")
             start, stop, _ = key.indices(rows)
             return self._rows(start, max(start, stop))
         if isinstance(key, tuple):
-            raise ValueError("CSR arrays support row indexing only (x[i] or x[a:b]); use "
-                             "mx.nd.sparse.slice(x, begin=(r0, c0), end=(r1, c1)) for columns")
+            raise InvalidArgumentError(
+                "CSR arrays support row indexing only (x[i] or x[a:b]); use "
+                "mx.nd.sparse.slice(x, begin=(r0, c0), end=(r1, c1)) for columns")
         if isinstance(key, NDArray):
             return self.take(key)  # the take operator (a method sparsenet.ops sets)
-        raise ValueError(f"unsupported index {key!r} for a CSR array; use an int or a slice")
+        raise InvalidArgumentError(
+            f"unsupported index {key!r} for a CSR array; use an int or a slice")
 
     def _rows(self, start, stop):
         ip = self._indptr

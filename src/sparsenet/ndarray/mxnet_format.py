@@ -31,7 +31,7 @@ import threading
 import numpy as np
 import torch
 
-from ..base import FileFormatError, SparseFormatError
+from ..base import FileFormatError, InvalidArgumentTypeError, SparseFormatError
 from .csr import CSRNDArray
 from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
@@ -339,7 +339,7 @@ def _le_bytes(t):
 
 def _write_one(f, arr):
     if not isinstance(arr, NDArray):
-        raise TypeError(f"save: expected NDArray values, got {type(arr).__name__}")
+        raise InvalidArgumentTypeError(f"save: expected NDArray values, got {type(arr).__name__}")
     stype = arr.stype
     if stype == DEFAULT:
         values, aux = arr._t, []

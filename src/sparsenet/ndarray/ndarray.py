@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from .. import recording
-from ..base import numpy_dtype
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, numpy_dtype
 from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MXNet names
                     _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
                     _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
@@ -165,7 +165,7 @@ class NDArray:
 
     def __len__(self):
         if not self.shape:
-            raise TypeError("len() of a 0-d array")
+            raise InvalidArgumentTypeError("len() of a 0-d array")
         return self.shape[0]
 
     def __hash__(self):
@@ -183,8 +183,8 @@ class NDArray:
             return bool(self.asscalar())
         if self.size == 0:
             return False
-        raise ValueError("The truth value of an NDArray with more than one element is "
-                         "ambiguous; use a.asnumpy().any() or .all().")
+        raise InvalidArgumentError("The truth value of an NDArray with more than one element is "
+                                   "ambiguous; use a.asnumpy().any() or .all().")
 
     def __iter__(self):
         for i in range(self.shape[0]):
@@ -239,7 +239,7 @@ class NDArray:
         np.float32(3.5)
         """
         if self.size != 1:
-            raise ValueError(f"asscalar() needs an array of size 1, got shape {self.shape}")
+            raise ShapeError(f"asscalar() needs an array of size 1, got shape {self.shape}")
         return self.asnumpy().reshape(-1)[0]
 
     def item(self):
@@ -332,16 +332,16 @@ class NDArray:
         from .creation import zeros  # creation imports this module (NDArray)
         gstype = stype or self.stype
         if gstype not in STYPES:
-            raise ValueError(f"attach_grad: stype must be one of {STYPES}, got {stype!r}")
+            raise InvalidArgumentError(f"attach_grad: stype must be one of {STYPES}, got {stype!r}")
         grad = zeros(self.shape, ctx=self.context, dtype=self.dtype, stype=gstype)
         nonzero.mark_zero(grad)
         self._attach_grad_buffer(grad, grad_req)
 
     def _attach_grad_buffer(self, grad, grad_req):
         if grad_req not in _GRAD_REQS:
-            raise ValueError(f"grad_req must be one of {_GRAD_REQS}, got {grad_req!r}")
+            raise InvalidArgumentError(f"grad_req must be one of {_GRAD_REQS}, got {grad_req!r}")
         if tuple(grad.shape) != self.shape:
-            raise ValueError(f"gradient buffer shape {grad.shape} does not match array shape "
+            raise ShapeError(f"gradient buffer shape {grad.shape} does not match array shape "
                              f"{self.shape}")
         self._grad = grad
         self._grad_req = grad_req
@@ -465,9 +465,10 @@ def copy_into(src, dst):
     array([0])
     """
     if not isinstance(src, NDArray):
-        raise TypeError(f"copyto: expected an NDArray source, got {type(src).__name__}")
+        raise InvalidArgumentTypeError(
+            f"copyto: expected an NDArray source, got {type(src).__name__}")
     if tuple(src.shape) != tuple(dst.shape):
-        raise ValueError(f"copyto: shape mismatch, source {src.shape} vs destination "
+        raise ShapeError(f"copyto: shape mismatch, source {src.shape} vs destination "
                          f"{dst.shape}")
     if src is dst:
         return dst

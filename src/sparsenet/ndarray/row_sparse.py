@@ -2,6 +2,7 @@
 import scipy.sparse as sp
 import torch
 
+from ..base import InvalidArgumentError, ShapeError
 from .base_sparse import BaseSparseNDArray
 from .ndarray import NDArray
 from .stype import ROW_SPARSE, check_row_sparse
@@ -92,13 +93,13 @@ class RowSparseNDArray(BaseSparseNDArray):
         """Only ``x[:]`` (the array itself) is supported, as in MXNet."""
         if isinstance(key, slice) and key == slice(None):
             return self
-        raise ValueError(f"RowSparseNDArray supports x[:] only, got key {key!r}; use "
-                         f"mx.nd.sparse.retain(x, row_ids) to select rows")
+        raise InvalidArgumentError(f"RowSparseNDArray supports x[:] only, got key {key!r}; use "
+                                   f"mx.nd.sparse.retain(x, row_ids) to select rows")
 
     def asscipy(self):
         """Return a ``scipy.sparse.csr_matrix`` copy of a 2-D row_sparse array."""
         if len(self._shape) != 2:
-            raise ValueError(f"asscipy() needs a 2-D array, got shape {self._shape}")
+            raise ShapeError(f"asscipy() needs a 2-D array, got shape {self._shape}")
         return sp.csr_matrix(self.asnumpy())
 
     def to_torch(self):

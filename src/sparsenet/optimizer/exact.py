@@ -22,6 +22,7 @@ import weakref
 import numpy as np
 import torch
 
+from ..base import InvalidArgumentError
 from ..ops.update_rules.core import full_rows, row_chunks
 
 __all__ = ["RowClock", "Window", "apply_linear", "ClockTable"]
@@ -160,8 +161,8 @@ class RowClock:
         a = torch.as_tensor(np.asarray(skip, dtype=np.float64), device=self.device)
         n = a.shape[0]
         if self.maps is not None and self.maps.shape[0] != n:
-            raise ValueError(f"{type(opt).__name__}: the skip map changed size from "
-                             f"{self.maps.shape[0]} to {n} inside a window")
+            raise InvalidArgumentError(f"{type(opt).__name__}: the skip map changed size from "
+                                       f"{self.maps.shape[0]} to {n} inside a window")
         if self.maps is not None or not torch.equal(a, torch.eye(n, dtype=a.dtype,
                                                                  device=a.device)):
             used = len(self.steps) + 1

@@ -1,4 +1,5 @@
 """AdaGrad with one learning rate per row (``mx.optimizer.GroupAdaGrad``)."""
+from ..base import InvalidArgumentError, ShapeError
 from ..ndarray.creation import zeros
 from ..ops.update_rules import group_adagrad_update
 from .optimizer import Optimizer, register
@@ -40,15 +41,16 @@ class GroupAdaGrad(Optimizer):
 
     def create_state(self, index, weight):
         if len(weight.shape) != 2:
-            raise ValueError(f"GroupAdaGrad needs a 2-D weight (rows, features), got shape "
+            raise ShapeError(f"GroupAdaGrad needs a 2-D weight (rows, features), got shape "
                              f"{weight.shape}")
         return zeros((weight.shape[0], 1), weight.context, stype=weight.stype)
 
     def _update_impl(self, index, weight, grad, state):
         lr, wd, _ = self._count(index)
         if wd != 0:
-            raise ValueError(f"GroupAdaGrad does not support weight decay, got wd={wd} for "
-                             f"parameter {index!r}; set wd=0 (or its wd_mult to 0)")
+            raise InvalidArgumentError(
+                f"GroupAdaGrad does not support weight decay, got wd={wd} for "
+                f"parameter {index!r}; set wd=0 (or its wd_mult to 0)")
         self._apply(weight, grad, state, {"lr": lr, "wd": 0.0})
 
     def _fused(self, weight, grad, state, step, lazy):

@@ -36,6 +36,7 @@ import weakref
 import numpy as np
 import torch
 
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedError
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
@@ -52,7 +53,7 @@ def _check_lazy(value):
         return value
     if isinstance(value, (int, np.bool_)) and value in (0, 1):
         return bool(value)
-    raise ValueError(f"lazy_update must be True, False or 'exact', got {value!r}")
+    raise InvalidArgumentError(f"lazy_update must be True, False or 'exact', got {value!r}")
 
 
 class Optimizer:
@@ -127,8 +128,9 @@ class Optimizer:
         if param_idx2name is None:
             param_idx2name = {}
         if not isinstance(param_idx2name, dict):
-            raise TypeError(f"param_idx2name must be a dict of parameter indexes to names, got "
-                            f"{type(param_idx2name).__name__}")
+            raise InvalidArgumentTypeError(
+                f"param_idx2name must be a dict of parameter indexes to names, got "
+                f"{type(param_idx2name).__name__}")
         self.idx2name = param_idx2name.copy()
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
@@ -150,7 +152,7 @@ class Optimizer:
         'MyDocSGD'
         """
         if not isinstance(klass, type):
-            raise TypeError(f"register expects an Optimizer class, got {klass!r}")
+            raise InvalidArgumentTypeError(f"register expects an Optimizer class, got {klass!r}")
         name = klass.__name__.lower()
         old = Optimizer.opt_registry.get(name)
         if old is not None and old is not klass:
@@ -170,8 +172,8 @@ class Optimizer:
         """
         klass = Optimizer.opt_registry.get(str(name).lower())
         if klass is None:
-            raise ValueError(f"Cannot find optimizer {name!r}; registered optimizers: "
-                             f"{sorted(Optimizer.opt_registry)}")
+            raise InvalidArgumentError(f"Cannot find optimizer {name!r}; registered optimizers: "
+                                       f"{sorted(Optimizer.opt_registry)}")
         return klass(**kwargs)
 
     # ------------------------------------------------------------------ learning rate
@@ -319,7 +321,7 @@ class Optimizer:
         self._update_impl(index, weight, grad, state)
 
     def _update_impl(self, index, weight, grad, state):
-        raise NotImplementedError(f"{type(self).__name__} must override update()")
+        raise UnsupportedError(f"{type(self).__name__} must override update()")
 
     def update_multi_precision(self, index, weight, grad, state):
         """Update, going through the float32 master copy for float16 weights.
@@ -377,7 +379,7 @@ class Optimizer:
         """Call the fused update operator(s) of this optimizer, through their
         :meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update` entry (whose rule rows
         pick the kernel)."""
-        raise NotImplementedError(f"{type(self).__name__} must override _fused()")
+        raise UnsupportedError(f"{type(self).__name__} must override _fused()")
 
     def _zero_grad_is_identity(self, index):
         """Whether an update of parameter ``index`` with an all-zero gradient leaves its weight

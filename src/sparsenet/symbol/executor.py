@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from .. import autograd, grad_store
-from ..base import SparsenetError
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, SparsenetError
 from ..context import as_context, current_context
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
@@ -55,13 +55,14 @@ def _per_arg(value, names, what, default=None, ignored=()):
     if isinstance(value, dict):
         unknown = [k for k in value if k not in names and k not in ignored]
         if unknown:
-            raise ValueError(f"{what}: {unknown} are not arguments of the symbol; its "
-                             f"arguments are {names}")
+            raise InvalidArgumentError(f"{what}: {unknown} are not arguments of the symbol; its "
+                                       f"arguments are {names}")
         return [value.get(n, default) for n in names]
     if isinstance(value, (list, tuple)):
         if len(value) != len(names):
-            raise ValueError(f"{what}: got {len(value)} entries for {len(names)} arguments "
-                             f"{names}")
+            raise InvalidArgumentError(
+                f"{what}: got {len(value)} entries for {len(names)} arguments "
+                f"{names}")
         return list(value)
     return [value] * len(names)
 
@@ -71,32 +72,34 @@ def _aux_arrays(aux_states, names):
     if not names:
         if aux_states:
             got = sorted(aux_states) if isinstance(aux_states, dict) else len(aux_states)
-            raise ValueError(f"bind: the symbol has no auxiliary states, got {got}")
+            raise InvalidArgumentError(f"bind: the symbol has no auxiliary states, got {got}")
         return []
     if aux_states is None:
-        raise ValueError(f"bind: aux_states is required: the symbol has the auxiliary states "
-                         f"{names} (a list in that order, or a dict)")
+        raise InvalidArgumentError(
+            f"bind: aux_states is required: the symbol has the auxiliary states "
+            f"{names} (a list in that order, or a dict)")
     if isinstance(aux_states, dict):
         unknown = [k for k in aux_states if k not in names]
         if unknown:
-            raise ValueError(f"bind: {unknown} are not auxiliary states of the symbol; its "
-                             f"auxiliary states are {names}")
+            raise InvalidArgumentError(
+                f"bind: {unknown} are not auxiliary states of the symbol; its "
+                f"auxiliary states are {names}")
         missing = [n for n in names if aux_states.get(n) is None]
         if missing:
-            raise ValueError(f"bind: no array given for auxiliary state(s) {missing}")
+            raise InvalidArgumentError(f"bind: no array given for auxiliary state(s) {missing}")
         arrays = [aux_states[n] for n in names]
     elif isinstance(aux_states, (list, tuple)):
         if len(aux_states) != len(names):
-            raise ValueError(f"bind: got {len(aux_states)} aux_states for the "
-                             f"{len(names)} auxiliary states {names}")
+            raise InvalidArgumentError(f"bind: got {len(aux_states)} aux_states for the "
+                                       f"{len(names)} auxiliary states {names}")
         arrays = list(aux_states)
     else:
-        raise TypeError(f"bind: aux_states must be a list or dict of NDArrays, got "
-                        f"{type(aux_states).__name__}")
+        raise InvalidArgumentTypeError(f"bind: aux_states must be a list or dict of NDArrays, got "
+                                       f"{type(aux_states).__name__}")
     for n, a in zip(names, arrays):
         if not isinstance(a, NDArray):
-            raise TypeError(f"bind: auxiliary state '{n}' must be an NDArray, got "
-                            f"{type(a).__name__}")
+            raise InvalidArgumentTypeError(f"bind: auxiliary state '{n}' must be an NDArray, got "
+                                           f"{type(a).__name__}")
     return arrays
 
 
@@ -152,20 +155,21 @@ class Executor:
         every = names + aux_names
         dup = sorted({n for n in every if every.count(n) > 1})
         if dup:
-            raise ValueError(f"bind: different Variables share the name(s) {dup}; give each "
-                             f"argument a unique name")
+            raise InvalidArgumentError(
+                f"bind: different Variables share the name(s) {dup}; give each "
+                f"argument a unique name")
         self._arg_names, self._aux_names = names, aux_names
         if args is None:
-            raise ValueError("bind: args is required (a list or dict of NDArrays); use "
-                             "simple_bind() to allocate them")
+            raise InvalidArgumentError("bind: args is required (a list or dict of NDArrays); use "
+                                       "simple_bind() to allocate them")
         arrays = _per_arg(args, names, "bind args")
         missing = [n for n, a in zip(names, arrays) if a is None]
         if missing:
-            raise ValueError(f"bind: no array given for argument(s) {missing}")
+            raise InvalidArgumentError(f"bind: no array given for argument(s) {missing}")
         for n, a in zip(names, arrays):
             if not isinstance(a, NDArray):
-                raise TypeError(f"bind: argument '{n}' must be an NDArray, got "
-                                f"{type(a).__name__}")
+                raise InvalidArgumentTypeError(f"bind: argument '{n}' must be an NDArray, got "
+                                               f"{type(a).__name__}")
         self.arg_arrays = arrays
         self.aux_arrays = _aux_arrays(aux_states, aux_names)
         self.grad_arrays = _per_arg(args_grad, names, "bind args_grad") if args_grad is not None \
@@ -173,12 +177,12 @@ class Executor:
         reqs = _per_arg(grad_req, names, "bind grad_req", default="null", ignored=aux_names)
         for n, r in zip(names, reqs):
             if r not in _GRAD_REQS:
-                raise ValueError(f"bind: grad_req for '{n}' must be one of {_GRAD_REQS}, "
-                                 f"got {r!r}")
+                raise InvalidArgumentError(f"bind: grad_req for '{n}' must be one of {_GRAD_REQS}, "
+                                           f"got {r!r}")
         self._grad_req = [r if g is not None else "null" for r, g in zip(reqs, self.grad_arrays)]
         for n, a, g in zip(names, arrays, self.grad_arrays):
             if g is not None and tuple(g.shape) != tuple(a.shape):
-                raise ValueError(f"bind: gradient buffer of '{n}' has shape {g.shape}, the "
+                raise ShapeError(f"bind: gradient buffer of '{n}' has shape {g.shape}, the "
                                  f"argument {a.shape}")
         self._heads = None
         self._owners = ()
@@ -293,8 +297,8 @@ class Executor:
         arg_dict = self.arg_dict
         for k, v in kwargs.items():
             if k not in arg_dict:
-                raise ValueError(f"forward: '{k}' is not an argument; arguments are "
-                                 f"{self._arg_names}")
+                raise InvalidArgumentError(f"forward: '{k}' is not an argument; arguments are "
+                                           f"{self._arg_names}")
             if isinstance(v, NDArray):
                 v.copyto(arg_dict[k])
             else:
@@ -334,8 +338,8 @@ class Executor:
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
         if out_grads is not None and len(out_grads) != len(heads):
-            raise ValueError(f"backward: {len(heads)} outputs but {len(out_grads)} "
-                             f"out_grads")
+            raise InvalidArgumentError(f"backward: {len(heads)} outputs but {len(out_grads)} "
+                                       f"out_grads")
         outs, grads = [], []
         for k, h in enumerate(heads):
             t = h._autograd_tensor()
@@ -378,8 +382,8 @@ class Executor:
                     with torch.no_grad():
                         value.copyto(table[name])
                 elif not allow_extra_params:
-                    raise ValueError(f"copy_params_from: '{name}' is not {what} of the "
-                                     f"symbol; pass allow_extra_params=True to ignore it")
+                    raise InvalidArgumentError(f"copy_params_from: '{name}' is not {what} of the "
+                                               f"symbol; pass allow_extra_params=True to ignore it")
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
         """A new executor for new argument shapes, sharing the arrays whose shape is unchanged.
@@ -393,8 +397,8 @@ class Executor:
         given = {k: tuple(v) for k, v in kwargs.items()}
         unknown = [k for k in given if k not in shapes]
         if unknown:
-            raise ValueError(f"reshape: {unknown} are not arguments; arguments are "
-                             f"{self._arg_names}")
+            raise InvalidArgumentError(f"reshape: {unknown} are not arguments; arguments are "
+                                       f"{self._arg_names}")
         arg_shape, _, _, _ = propagate(self._symbol, given)
 
         def resized(n, a):
@@ -402,7 +406,7 @@ class Executor:
             if shape == tuple(a.shape):
                 return None
             if n not in given and not partial_shaping:
-                raise ValueError(f"reshape: the shape of '{n}' changes from {a.shape} to "
+                raise ShapeError(f"reshape: the shape of '{n}' changes from {a.shape} to "
                                  f"{shape} but it was not given; pass partial_shaping=True")
             return shape
 
@@ -504,12 +508,12 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
         raise SparsenetError(f"simple_bind: {e}") from None
     unknown = [k for k in shapes if k not in names and k not in aux_names]
     if unknown:
-        raise ValueError(f"simple_bind: {unknown} are not arguments of the symbol; its "
-                         f"arguments are {names}")
+        raise InvalidArgumentError(f"simple_bind: {unknown} are not arguments of the symbol; its "
+                                   f"arguments are {names}")
     missing = [n for n in names + aux_names if arg_shape[n] is None]
     if missing:
         example = ", ".join(f"{n}=(...)" for n in missing)
-        raise ValueError(f"simple_bind: cannot infer the shape of argument(s) {missing}; pass "
+        raise ShapeError(f"simple_bind: cannot infer the shape of argument(s) {missing}; pass "
                          f"them as keywords (simple_bind(ctx, {example})) or declare "
                          f"Variable(shape=...)")
     _, arg_dtype, _, _ = _propagate_types(symbol, dict(type_dict or {}))

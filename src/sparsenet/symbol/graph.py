@@ -76,6 +76,7 @@ class Node:
             return None
         try:
             if not isinstance(s, str) or len(s) > 4096:
+                # builtin: control flow, caught just below and re-raised as SparsenetError
                 raise ValueError(s)
             value = ast.literal_eval(s)
             return (int(value),) if isinstance(value, int) else tuple(int(d) for d in value)

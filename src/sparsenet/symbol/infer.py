@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import SparsenetError, numpy_dtype, torch_dtype
+from ..base import InvalidArgumentError, SparsenetError, numpy_dtype, torch_dtype
 from ..ndarray.stype import DEFAULT, STYPES
 from .op_traits import dtype_rule, input_shapes, output_shapes, output_stypes
 
@@ -57,14 +57,16 @@ def _given(symbol, args, kwargs, what):
     out = {}
     if args:
         if len(args) > len(names):
-            raise ValueError(f"{what}: got {len(args)} positional values for {len(names)} "
-                             f"arguments {names}")
+            raise InvalidArgumentError(
+                f"{what}: got {len(args)} positional values for {len(names)} "
+                f"arguments {names}")
         out.update({n: a for n, a in zip(names, args) if a is not None})
     unknown = [k for k in kwargs if k not in inputs]
     if unknown:
         aux = [n for n in inputs if n not in names]
-        raise ValueError(f"{what}: {unknown} are not arguments of the symbol; its arguments "
-                         f"are {names}" + (f" and its auxiliary states {aux}" if aux else ""))
+        raise InvalidArgumentError(
+            f"{what}: {unknown} are not arguments of the symbol; its arguments "
+            f"are {names}" + (f" and its auxiliary states {aux}" if aux else ""))
     out.update({k: v for k, v in kwargs.items() if v is not None})
     return out
 
@@ -379,8 +381,9 @@ def arg_storage_types(symbol, given=None):
     for n in symbol._input_nodes():
         s = given.get(n.name, n.stype())
         if s not in STYPES:
-            raise ValueError(f"argument '{n.name}': storage type must be one of {STYPES}, "
-                             f"got {s!r}")
+            raise InvalidArgumentError(
+                f"argument '{n.name}': storage type must be one of {STYPES}, "
+                f"got {s!r}")
         out[n.name] = s
     return out
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import ndarray as nd
 from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
-from ..base import OperatorArgumentError
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError
 from ..ndarray import sparse as nd_sparse
 from ..ops import registry
 from .op_traits import input_inits, input_names, open_params, required_inputs
@@ -114,11 +114,12 @@ def _check_symbol(x, opname, what):
     if not isinstance(x, Symbol):
         hint = (" (scalars go through the *_scalar operators or Python operators)"
                 if isinstance(x, (numbers.Number, np.generic)) else "")
-        raise TypeError(f"{opname}(): input '{what}' must be a Symbol, got "
-                        f"{type(x).__name__}{hint}")
+        raise InvalidArgumentTypeError(f"{opname}(): input '{what}' must be a Symbol, got "
+                                       f"{type(x).__name__}{hint}")
     if len(x._outputs) != 1:
-        raise ValueError(f"{opname}(): input '{what}' is a group of {len(x._outputs)} outputs; "
-                         f"pass one output (e.g. sym[0])")
+        raise InvalidArgumentError(
+            f"{opname}(): input '{what}' is a group of {len(x._outputs)} outputs; "
+            f"pass one output (e.g. sym[0])")
     return x
 
 
@@ -128,11 +129,13 @@ def _variadic_inputs(op, args, kwargs):
     params = dict(kwargs)
     num_args = params.pop("num_args", None)
     if num_args is not None and int(num_args) != len(args):
-        raise ValueError(f"{op.name}(): num_args={num_args} but {len(args)} inputs were given")
+        raise InvalidArgumentError(
+            f"{op.name}(): num_args={num_args} but {len(args)} inputs were given")
     for k in list(params):
         if isinstance(params[k], Symbol):
-            raise TypeError(f"{op.name}(): a variadic operator takes its inputs positionally, "
-                            f"got Symbol for keyword '{k}'")
+            raise OperatorArgumentError(
+                f"{op.name}(): a variadic operator takes its inputs positionally, "
+                f"got Symbol for keyword '{k}'")
     return [_check_symbol(a, op.name, f"#{i}") for i, a in enumerate(args)], params
 
 
@@ -143,27 +146,29 @@ def _named_inputs(op, args, kwargs):
     n = len(in_names)
     extra = args[n:]
     if extra and open_params(op):
-        raise TypeError(f"{op.name}() takes {n} inputs {list(in_names)}, got {len(args)} "
-                        f"positional arguments (parameters go by keyword)")
+        raise OperatorArgumentError(
+            f"{op.name}() takes {n} inputs {list(in_names)}, got {len(args)} "
+            f"positional arguments (parameters go by keyword)")
     if extra:
         names = [k for k in op.defaults]
         if len(extra) > len(names):
-            raise TypeError(f"{op.name}() takes {n} inputs and {len(names)} parameters, got "
-                            f"{len(args)} positional arguments")
+            raise OperatorArgumentError(
+                f"{op.name}() takes {n} inputs and {len(names)} parameters, got "
+                f"{len(args)} positional arguments")
         for k, v in zip(names, extra):
             if k in params:
-                raise TypeError(f"{op.name}() got multiple values for '{k}'")
+                raise OperatorArgumentError(f"{op.name}() got multiple values for '{k}'")
             params[k] = v
     inputs = list(args[:n]) + [None] * (n - min(len(args), n))
     for i, k in enumerate(in_names):
         if k in params:
             if inputs[i] is not None:
-                raise TypeError(f"{op.name}() got multiple values for input '{k}'")
+                raise OperatorArgumentError(f"{op.name}() got multiple values for input '{k}'")
             inputs[i] = params.pop(k)
     for k, v in params.items():
         if isinstance(v, Symbol):
-            raise TypeError(f"{op.name}() has no input named '{k}'; its inputs are "
-                            f"{list(in_names)}")
+            raise OperatorArgumentError(f"{op.name}() has no input named '{k}'; its inputs are "
+                                        f"{list(in_names)}")
     return inputs, params
 
 
@@ -230,8 +235,8 @@ def apply(op, inputs, params, name=None, attr=None, hint=None, node_attrs=None):
     if isinstance(op, str):
         op = registry.get_op(op)
     if attr is not None and not isinstance(attr, dict):
-        raise TypeError(f"{op.name}(): attr must be a dict of str to str, got "
-                        f"{type(attr).__name__}")
+        raise InvalidArgumentTypeError(f"{op.name}(): attr must be a dict of str to str, got "
+                                       f"{type(attr).__name__}")
     attrs = dict(node_attrs or {})
     attrs.update((hidden_key(k), str(v)) for k, v in AttrScope.current.get(attr).items())
     bound = op.bind_params({k: v for k, v in params.items()})  # validates names

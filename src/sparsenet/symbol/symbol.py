@@ -25,7 +25,8 @@ import numpy as np
 
 from ..atomic import atomic_write
 from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
-from ..base import InvalidArgumentError, SparsenetError, numpy_dtype
+from ..base import (IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
+                    SparsenetError, numpy_dtype)
 from ..ndarray.stype import STYPES
 from ..ops.registry import OPERATORS
 from . import infer
@@ -89,15 +90,16 @@ class Symbol(FluentMethods, PythonOperators):
             names = self.list_outputs()
             matches = [i for i, n in enumerate(names) if n == index]
             if not matches:
-                raise ValueError(f"no output named {index!r}; outputs are {names}")
+                raise InvalidArgumentError(f"no output named {index!r}; outputs are {names}")
             if len(matches) > 1:
-                raise ValueError(f"more than one output is named {index!r}")
+                raise InvalidArgumentError(f"more than one output is named {index!r}")
             index = matches[0]
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
         if not -len(self._outputs) <= index < len(self._outputs):
-            raise IndexError(f"output index {index} out of range for {len(self._outputs)} "
-                             f"outputs")
+            raise IndexOutOfRangeError(
+                f"output index {index} out of range for {len(self._outputs)} "
+                f"outputs")
         return Symbol([self._outputs[index]])
 
     def __copy__(self):
@@ -253,8 +255,8 @@ class Symbol(FluentMethods, PythonOperators):
 
     def _single_node(self, what):
         if len(self._outputs) != 1:
-            raise ValueError(f"{what}() needs a single-output Symbol, this one has "
-                             f"{len(self._outputs)} outputs")
+            raise InvalidArgumentError(f"{what}() needs a single-output Symbol, this one has "
+                                       f"{len(self._outputs)} outputs")
         return self._outputs[0][0]
 
     # ------------------------------------------------------------------ serialisation
@@ -478,7 +480,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None, dtype=None
     {'b': {'__shape__': '1', '__lr_mult__': '2', 'lr_mult': '2'}}
     """
     if not isinstance(name, str) or not name:
-        raise TypeError(f"Variable: name must be a non-empty str, got {name!r}")
+        raise InvalidArgumentTypeError(f"Variable: name must be a non-empty str, got {name!r}")
     attrs = {}
     for k, v in AttrScope.current.get(attr).items():
         if not isinstance(v, str):
@@ -534,7 +536,7 @@ def Group(symbols):  # noqa: N802
     ['_plus0_output', '_mul0_output']
     """
     if not symbols or not all(isinstance(s, Symbol) for s in symbols):
-        raise TypeError("Group: expected a non-empty list of Symbols")
+        raise InvalidArgumentTypeError("Group: expected a non-empty list of Symbols")
     outs = []
     for s in symbols:
         outs.extend(s._outputs)
@@ -557,7 +559,7 @@ def load_json(json_str, _inits=None):
         doc = json.loads(json_str)
         raw_nodes, heads = doc["nodes"], doc["heads"]
         if not isinstance(raw_nodes, list) or not isinstance(heads, list):
-            raise TypeError("'nodes' and 'heads' must be lists")
+            raise InvalidArgumentTypeError("'nodes' and 'heads' must be lists")
     except (ValueError, KeyError, TypeError, RecursionError) as e:
         raise SparsenetError(f"load_json: not a symbol JSON document "
                              f"({type(e).__name__}: {str(e)[:200]})") from None
@@ -566,8 +568,9 @@ def load_json(json_str, _inits=None):
         try:
             opname, name = rn["op"], rn["name"]
             if not isinstance(opname, str) or not isinstance(name, str):
-                raise TypeError(f"'op' and 'name' must be strings, got {type(opname).__name__} "
-                                f"and {type(name).__name__}")
+                raise InvalidArgumentTypeError(
+                    f"'op' and 'name' must be strings, got {type(opname).__name__} "
+                    f"and {type(name).__name__}")
             attrs = dict(rn.get("attrs", rn.get("attr", rn.get("param", {}))) or {})
             inputs = [_entry(nodes, e) for e in rn.get("inputs", [])]
         except (KeyError, TypeError, IndexError, ValueError) as e:
@@ -602,16 +605,17 @@ def _entry(nodes, e):
     document names: an earlier node and one of its outputs (no negative indices)."""
     if not isinstance(e, (list, tuple)) or len(e) < 2 or not all(
             isinstance(v, int) and not isinstance(v, bool) for v in e[:2]):
-        raise TypeError(f"an entry must be [node, output, ...] integers, got {e!r}")
+        raise InvalidArgumentTypeError(f"an entry must be [node, output, ...] integers, got {e!r}")
     k, out = e[0], e[1]
     if not 0 <= k < len(nodes):
-        raise IndexError(f"entry {e!r} refers to node {k}; the nodes before it are 0.."
-                         f"{len(nodes) - 1}")
+        raise IndexOutOfRangeError(f"entry {e!r} refers to node {k}; the nodes before it are 0.."
+                                   f"{len(nodes) - 1}")
     node = nodes[k]
     count = 1 if node.op is None else node.op.num_outputs(node.params)
     if not 0 <= out < count:
-        raise IndexError(f"entry {e!r} asks for output {out} of node '{node.name}', which has "
-                         f"{count}")
+        raise IndexOutOfRangeError(
+            f"entry {e!r} asks for output {out} of node '{node.name}', which has "
+            f"{count}")
     return node, out
 
 

@@ -86,6 +86,7 @@ def __getattr__(name):
     if name == "mx":
         import sparsenet  # the package imports this module: looked up after it has loaded
         return sparsenet
+    # builtin: module __getattr__ must raise AttributeError (hasattr, import machinery)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # MXNet's module has no __all__: a star import gives every public name, the modules it

@@ -63,6 +63,7 @@ def checkShapes(a, b):  # noqa: N802 - MXNet's name
      DESIRED: array([1., 1., 1.])
     """
     if tuple(a.shape) != tuple(b.shape):
+        # builtin: an assertion helper fails with AssertionError, as numpy.testing does
         raise AssertionError(npt.build_err_msg(
             [_as_numpy(a), _as_numpy(b)],
             err_msg=f"a.shape = {tuple(a.shape)} and b.shape = {tuple(b.shape)} are not equal"))
@@ -200,6 +201,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
     try:
         wa, wb = np.broadcast_arrays(a, b)
     except ValueError:
+        # builtin: an assertion helper fails with AssertionError, as numpy.testing does
         raise AssertionError(npt.build_err_msg(
             [a, b], err_msg=f"{names[0]}.shape = {a.shape} and {names[1]}.shape = {b.shape} "
                             f"do not broadcast together")) from None
@@ -207,6 +209,7 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=("a", "b"), equal_nan=
         close = np.isclose(wa, wb, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if close.all():
         return
+    # builtin: an assertion helper fails with AssertionError, as numpy.testing does
     raise AssertionError(_mismatch_message(wa, wb, shown, rtol, atol, names, close, mismatches))
 
 
@@ -236,6 +239,7 @@ def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("
     with np.errstate(invalid="ignore", over="ignore"):
         close = np.isclose(wa, wb, rtol=rtol, atol=atol, equal_nan=equal_nan)
     if 1 - np.count_nonzero(close) / close.size > etol:
+        # builtin: an assertion helper fails with AssertionError, as numpy.testing does
         raise AssertionError(_mismatch_message(wa, wb, shown, rtol, atol, names, close,
                                                mismatches))
 
@@ -262,5 +266,6 @@ def assert_exception(f, exception_type, *args, **kwargs):
         f(*args, **kwargs)
     except exception_type:
         return
+    # builtin: an assertion helper fails with AssertionError, as numpy.testing does
     raise AssertionError(f"{getattr(f, '__name__', f)} did not raise "
                          f"{getattr(exception_type, '__name__', exception_type)}")

@@ -144,6 +144,7 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, suc
     results = [chi_square_check(generator, buckets, probs, nsamples) for _ in range(nrepeat)]
     p_values = [r[0] for r in results]
     if (np.array(p_values) > alpha).sum() < nrepeat * success_rate:
+        # builtin: an assertion helper fails with AssertionError, as numpy.testing does
         raise AssertionError(
             "Generator test fails, Chi-square p=%s, obs_freq=%s, expected_freq=%s."
             "\nbuckets=%s, probs=%s" % (p_values, [r[1] for r in results],

@@ -19,7 +19,7 @@ into ``(indices, offsets, per_sample_weights)`` for ``nn.EmbeddingBag``.
 """
 import torch
 
-from ..base import InvalidArgumentError
+from ..base import IndexOutOfRangeError, InvalidArgumentError
 from ..io.libsvm.iterator import LibSVMIter
 from ..io.libsvm.load import load_libsvm
 
@@ -77,7 +77,7 @@ class LibSVMDataset(torch.utils.data.Dataset):
     def __getitem__(self, i):
         n = len(self)
         if not -n <= i < n:
-            raise IndexError(f"index {i} is out of range for a dataset of {n} rows")
+            raise IndexOutOfRangeError(f"index {i} is out of range for a dataset of {n} rows")
         i %= n
         lo, hi = int(self.crow[i]), int(self.crow[i + 1])
         crow = torch.tensor([0, hi - lo], dtype=self.crow.dtype)

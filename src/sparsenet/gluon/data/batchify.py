@@ -17,6 +17,7 @@ array([1, 0])
 import numpy as np
 
 from ... import ndarray as nd
+from ...base import ShapeError, StorageTypeError
 from ...ndarray.base_sparse import BaseSparseNDArray
 from ...ndarray.ndarray import NDArray
 
@@ -33,10 +34,11 @@ def stack_sparse(samples):
     first = samples[0]
     for k, s in enumerate(samples):
         if not isinstance(s, BaseSparseNDArray) or s.stype != first.stype:
-            raise TypeError(f"batchify: sample {k} is a {getattr(s, 'stype', type(s).__name__)} "
-                            f"array but sample 0 is {first.stype}; a batch needs one storage type")
+            raise StorageTypeError(
+                f"batchify: sample {k} is a {getattr(s, 'stype', type(s).__name__)} "
+                f"array but sample 0 is {first.stype}; a batch needs one storage type")
         if len(s.shape) != 2 or s.shape[0] != 1 or s.shape[1:] != first.shape[1:]:
-            raise ValueError(f"batchify: sparse samples must be single rows of shape "
+            raise ShapeError(f"batchify: sparse samples must be single rows of shape "
                              f"(1, {first.shape[-1]}), sample {k} has shape {s.shape}; use a "
                              f"custom batchify_fn for multi-row sparse samples")
     return nd.concat(*samples, dim=0)

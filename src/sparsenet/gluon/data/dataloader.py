@@ -6,6 +6,7 @@ import numpy as np
 import torch
 
 from ... import ndarray as nd
+from ...base import InvalidArgumentError
 from ...ndarray.base_sparse import BaseSparseNDArray
 from ...ndarray.ndarray import NDArray
 from ...ops.indexing import take
@@ -79,17 +80,18 @@ class DataLoader:
         self._timeout = timeout
         if batch_sampler is None:
             if batch_size is None:
-                raise ValueError("batch_size must be given when batch_sampler is not")
+                raise InvalidArgumentError("batch_size must be given when batch_sampler is not")
             if sampler is None:
                 sampler = RandomSampler(len(dataset)) if shuffle else SequentialSampler(
                     len(dataset))
             elif shuffle:
-                raise ValueError("give either shuffle=True or a sampler, not both")
+                raise InvalidArgumentError("give either shuffle=True or a sampler, not both")
             batch_sampler = BatchSampler(sampler, batch_size,
                                          last_batch if last_batch else "keep")
         elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
-            raise ValueError("batch_size, shuffle, sampler and last_batch must not be given with "
-                             "batch_sampler")
+            raise InvalidArgumentError(
+                "batch_size, shuffle, sampler and last_batch must not be given with "
+                "batch_sampler")
         self._batch_sampler = batch_sampler
         self._num_workers = max(0, int(num_workers))
         self._prefetch = max(0, int(prefetch if prefetch is not None else 2 * self._num_workers))

@@ -6,6 +6,7 @@
 >>> list(SimpleDataset(list(range(10))).shard(3, 1))
 [4, 5, 6]
 """
+from ...base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, UnsupportedError
 from ...ndarray.base_sparse import BaseSparseNDArray
 from ...ndarray.ndarray import NDArray
 from .sampler import FilterSampler, Sampler, SequentialSampler
@@ -28,10 +29,10 @@ class Dataset:
     """
 
     def __getitem__(self, idx):
-        raise NotImplementedError(f"{type(self).__name__} must define __getitem__")
+        raise UnsupportedError(f"{type(self).__name__} must define __getitem__")
 
     def __len__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+        raise UnsupportedError(f"{type(self).__name__} must define __len__")
 
     def __iter__(self):
         for i in range(len(self)):
@@ -48,7 +49,8 @@ class Dataset:
     def shard(self, num_shards, index):
         """Contiguous shard ``index`` of ``num_shards`` (sizes differ by at most one)."""
         if num_shards < 1 or not 0 <= index < num_shards:
-            raise ValueError(f"shard index {index} is out of range for num_shards={num_shards}")
+            raise InvalidArgumentError(
+                f"shard index {index} is out of range for num_shards={num_shards}")
         base, rest = divmod(len(self), num_shards)
         start = base * index + min(index, rest)
         return _SampledDataset(self, SequentialSampler(base + (index < rest), start))
@@ -62,7 +64,8 @@ class Dataset:
     def sample(self, sampler):
         """The samples at the indices ``sampler`` yields."""
         if not isinstance(sampler, Sampler):
-            raise TypeError(f"expected a gluon.data.Sampler, got {type(sampler).__name__}")
+            raise InvalidArgumentTypeError(
+                f"expected a gluon.data.Sampler, got {type(sampler).__name__}")
         return _SampledDataset(self, sampler)
 
     def transform(self, fn, lazy=True):
@@ -154,12 +157,12 @@ class ArrayDataset(Dataset):
 
     def __init__(self, *args):
         if not args:
-            raise ValueError("ArrayDataset needs at least one array")
+            raise InvalidArgumentError("ArrayDataset needs at least one array")
         self._length = len(args[0])
         self._data = []
         for i, data in enumerate(args):
             if len(data) != self._length:
-                raise ValueError(f"ArrayDataset: all arrays must have the same length; array 0 "
+                raise ShapeError(f"ArrayDataset: all arrays must have the same length; array 0 "
                                  f"has {self._length} samples, array {i} has {len(data)}")
             if isinstance(data, NDArray) and not isinstance(data, BaseSparseNDArray) \
                     and data.ndim == 1:

@@ -7,6 +7,8 @@
 """
 import numpy as np
 
+from ...base import InvalidArgumentError, UnsupportedError
+
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler", "FilterSampler"]
 
 _LAST_BATCH = ("keep", "discard", "rollover")
@@ -16,10 +18,10 @@ class Sampler:
     """Base class: iterate over sample indices; ``len()`` is how many."""
 
     def __iter__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+        raise UnsupportedError(f"{type(self).__name__} must define __iter__")
 
     def __len__(self):
-        raise NotImplementedError(f"{type(self).__name__} must define __len__")
+        raise UnsupportedError(f"{type(self).__name__} must define __len__")
 
 
 class SequentialSampler(Sampler):
@@ -89,9 +91,10 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler, batch_size, last_batch="keep"):
         if last_batch not in _LAST_BATCH:
-            raise ValueError(f"last_batch must be one of {_LAST_BATCH}, got {last_batch!r}")
+            raise InvalidArgumentError(
+                f"last_batch must be one of {_LAST_BATCH}, got {last_batch!r}")
         if int(batch_size) < 1:
-            raise ValueError(f"batch_size must be positive, got {batch_size}")
+            raise InvalidArgumentError(f"batch_size must be positive, got {batch_size}")
         self._sampler = sampler
         self._batch_size = int(batch_size)
         self._last_batch = last_batch

@@ -5,6 +5,7 @@
 array([0., 2.], dtype=float32)
 """
 from ... import initializer
+from ...base import InvalidArgumentError
 from ..block import HybridBlock
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "GELU", "Swish"]
@@ -47,7 +48,8 @@ class LeakyReLU(HybridBlock):
 
     def __init__(self, alpha, **kwargs):
         if alpha < 0:
-            raise ValueError(f"LeakyReLU: slope coefficient alpha must be >= 0, got {alpha}")
+            raise InvalidArgumentError(
+                f"LeakyReLU: slope coefficient alpha must be >= 0, got {alpha}")
         super().__init__(**kwargs)
         self._alpha = alpha
 

@@ -16,6 +16,7 @@ array([[1., 1.],
 import warnings
 
 from ... import ndarray as nd
+from ...base import InvalidArgumentError
 from ..block import Block, HybridBlock
 from ..utils import _indent
 from .activations import Activation
@@ -259,11 +260,11 @@ class Lambda(Block):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
-                raise ValueError(f"Function name {function} is not found in ndarray.")
+                raise InvalidArgumentError(f"Function name {function} is not found in ndarray.")
             function = getattr(nd, function)
         elif not callable(function):
-            raise ValueError(f"Unrecognized function in lambda: {function} of type "
-                             f"{type(function)}")
+            raise InvalidArgumentError(f"Unrecognized function in lambda: {function} of type "
+                                       f"{type(function)}")
         self._func_impl = function
 
     def forward(self, *args):
@@ -285,7 +286,7 @@ class HybridLambda(HybridBlock):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
-                raise ValueError(f"Function name {function} is not found in ndarray.")
+                raise InvalidArgumentError(f"Function name {function} is not found in ndarray.")
             name = function
             self._func = lambda F, *args: getattr(F, name)(*args)
             self._func_name = function
@@ -293,8 +294,8 @@ class HybridLambda(HybridBlock):
             self._func = function
             self._func_name = getattr(function, "__name__", "")
         else:
-            raise ValueError(f"Unrecognized function in lambda: {function} of type "
-                             f"{type(function)}")
+            raise InvalidArgumentError(f"Unrecognized function in lambda: {function} of type "
+                                       f"{type(function)}")
 
     def hybrid_forward(self, F, x, *args):
         return self._func(F, x, *args)

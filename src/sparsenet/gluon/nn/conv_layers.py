@@ -13,6 +13,7 @@ naming (``conv0``, ``conv1``, ...) and deferred shape inference
 """
 from numbers import Integral
 
+from ...base import InvalidArgumentError
 from ..block import HybridBlock
 from .activations import Activation
 
@@ -25,13 +26,13 @@ def _ntuple(value, n, name):
         return (int(value),) * n
     value = tuple(value)
     if len(value) != n:
-        raise ValueError(f"{name} must be an int or a tuple of {n} ints, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be an int or a tuple of {n} ints, got {value!r}")
     return value
 
 
 def _check_layout(layout, allowed, cls):
     if layout not in allowed:
-        raise ValueError(f"{cls}: layout must be one of {allowed}, got {layout!r}")
+        raise InvalidArgumentError(f"{cls}: layout must be one of {allowed}, got {layout!r}")
 
 
 class _Conv(HybridBlock):

@@ -14,6 +14,7 @@ pool_type=max, layout=NCHW)
 """
 from numbers import Integral
 
+from ...base import InvalidArgumentError
 from ..block import HybridBlock
 
 __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
@@ -57,13 +58,13 @@ class _Pooling(HybridBlock):
 
 def _pool_args(cls, n, pool_size, layout):
     if layout not in _LAYOUTS[n]:
-        raise ValueError(f"{cls}: layout must be one of {_LAYOUTS[n]}, got {layout!r}")
+        raise InvalidArgumentError(f"{cls}: layout must be one of {_LAYOUTS[n]}, got {layout!r}")
     if isinstance(pool_size, Integral):
         pool_size = (pool_size,) * n
     pool_size = tuple(pool_size)
     if len(pool_size) != n:
-        raise ValueError(f"{cls}: pool_size must be an int or a tuple of {n} ints, got "
-                         f"{pool_size!r}")
+        raise InvalidArgumentError(f"{cls}: pool_size must be an int or a tuple of {n} ints, got "
+                                   f"{pool_size!r}")
     return pool_size
 
 
@@ -271,8 +272,9 @@ class ReflectionPad2D(HybridBlock):
             padding = (0, 0, 0, 0, padding, padding, padding, padding)
         padding = tuple(padding)
         if len(padding) != 8:
-            raise ValueError(f"ReflectionPad2D: padding must be an int or a tuple of 8 ints, "
-                             f"got {padding!r}")
+            raise InvalidArgumentError(
+                f"ReflectionPad2D: padding must be an int or a tuple of 8 ints, "
+                f"got {padding!r}")
         self._padding = padding
 
     def hybrid_forward(self, F, x):

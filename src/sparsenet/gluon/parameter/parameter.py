@@ -18,7 +18,8 @@ import numpy as np
 import torch
 
 from ... import autograd, initializer
-from ...base import ParameterAssertionError, SparsenetError, numpy_dtype
+from ...base import (IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
+                     ParameterAssertionError, ShapeError, SparsenetError, StateError, numpy_dtype)
 from ...context import Context, cpu, current_context, place
 from ...ndarray import nonzero
 from ...ndarray.creation import array as _array, zeros as _zeros
@@ -49,7 +50,8 @@ def _as_ctx_list(ctx):
     ctx = list(ctx)
     for c in ctx:
         if not isinstance(c, Context):
-            raise TypeError(f"ctx must be a Context or a list of Contexts, got {c!r}")
+            raise InvalidArgumentTypeError(
+                f"ctx must be a Context or a list of Contexts, got {c!r}")
     return ctx
 
 
@@ -133,7 +135,8 @@ class Parameter:
     @grad_req.setter
     def grad_req(self, req):
         if req not in _GRAD_REQS:
-            raise ValueError(f"grad_req must be one of 'write', 'add' or 'null', got {req!r}")
+            raise InvalidArgumentError(
+                f"grad_req must be one of 'write', 'add' or 'null', got {req!r}")
         if not self._differentiable:
             req = "null"
         if self._grad_req == req:
@@ -179,16 +182,16 @@ class Parameter:
             return
         if len(self._shape) != len(new_shape) or not all(
                 j in (0, i) for i, j in zip(new_shape, self._shape)):
-            raise ValueError(f"Parameter '{self.name}': expected shape {self._shape} is "
+            raise ShapeError(f"Parameter '{self.name}': expected shape {self._shape} is "
                              f"incompatible with given shape {new_shape}")
         self._shape = new_shape
 
     def _set_trainer(self, trainer):
         if self._stype != "default" and self._trainer is not None and trainer is not None \
                 and self._trainer is not trainer:
-            raise RuntimeError(f"Failed to set the trainer for Parameter '{self.name}' because "
-                               f"it was already set: a {self._stype} Parameter can belong to "
-                               f"one Trainer only")
+            raise StateError(f"Failed to set the trainer for Parameter '{self.name}' because "
+                             f"it was already set: a {self._stype} Parameter can belong to "
+                             f"one Trainer only")
         self._trainer = trainer
 
     # ------------------------------------------------------------------ lookup
@@ -203,8 +206,8 @@ class Parameter:
             idx = self._ctx_map.get(ctx)
             if idx is not None:
                 return arr_list[idx]
-            raise RuntimeError(f"Parameter '{self.name}' was not initialized on context {ctx}. "
-                               f"It was only initialized on {self._ctx_list}.")
+            raise StateError(f"Parameter '{self.name}' was not initialized on context {ctx}. "
+                             f"It was only initialized on {self._ctx_list}.")
         if self._deferred_init:
             raise DeferredInitializationError(
                 f"Parameter '{self.name}' has not been initialized yet because initialization "
@@ -212,10 +215,10 @@ class Parameter:
                 f"Please pass one batch of data through the network before accessing "
                 f"Parameters. You can also avoid deferred initialization by specifying "
                 f"in_units, num_features, etc., for network layers.")
-        raise RuntimeError(f"Parameter '{self.name}' has not been initialized. Note that you "
-                           f"should initialize parameters and create Trainer with "
-                           f"Block.collect_params() instead of Block.params because the later "
-                           f"does not include Parameters of nested child Blocks")
+        raise StateError(f"Parameter '{self.name}' has not been initialized. Note that you "
+                         f"should initialize parameters and create Trainer with "
+                         f"Block.collect_params() instead of Block.params because the later "
+                         f"does not include Parameters of nested child Blocks")
 
     def data(self, ctx=None):
         """The value on context ``ctx`` (the only one when omitted); dense parameters only.
@@ -226,9 +229,9 @@ class Parameter:
         array([1., 1.], dtype=float32)
         """
         if self._stype != "default":
-            raise RuntimeError(f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} "
-                               f"via data() because its storage type is {self._stype}. Please "
-                               f"use row_sparse_data() instead.")
+            raise StateError(f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} "
+                             f"via data() because its storage type is {self._stype}. Please "
+                             f"use row_sparse_data() instead.")
         return self._check_and_get(self._data, ctx)
 
     def _data_like(self, x):
@@ -242,23 +245,23 @@ class Parameter:
     def list_data(self):
         """The values on all contexts, in initialization order (dense parameters only)."""
         if self._stype != "default":
-            raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' on all "
-                               f"contexts via list_data() because its storage type is "
-                               f"{self._stype}. Please use row_sparse_data() instead.")
+            raise StateError(f"Cannot return copies of Parameter '{self.name}' on all "
+                             f"contexts via list_data() because its storage type is "
+                             f"{self._stype}. Please use row_sparse_data() instead.")
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx=None):
         """The gradient buffer on context ``ctx``."""
         if self._data is not None and self._grad is None:
-            raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' "
-                               f"because grad_req='null'")
+            raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
+                             f"because grad_req='null'")
         return self._check_and_get(self._grad, ctx)
 
     def list_grad(self):
         """The gradient buffers on all contexts."""
         if self._data is not None and self._grad is None:
-            raise RuntimeError(f"Cannot get gradient array for Parameter '{self.name}' "
-                               f"because grad_req='null'")
+            raise StateError(f"Cannot get gradient array for Parameter '{self.name}' "
+                             f"because grad_req='null'")
         return self._check_and_get(self._grad, list)
 
     def list_ctx(self):
@@ -266,7 +269,7 @@ class Parameter:
         if self._data is None:
             if self._deferred_init:
                 return self._deferred_init[1]
-            raise RuntimeError(f"Parameter '{self.name}' has not been initialized")
+            raise StateError(f"Parameter '{self.name}' has not been initialized")
         return self._ctx_list
 
     def row_sparse_data(self, row_id):
@@ -284,9 +287,9 @@ class Parameter:
         array([1, 3])
         """
         if self._stype != "row_sparse":
-            raise RuntimeError(f"Cannot return a copy of Parameter {self.name} via "
-                               f"row_sparse_data() because its storage type is {self._stype}. "
-                               f"Please use data() instead.")
+            raise StateError(f"Cannot return a copy of Parameter {self.name} via "
+                             f"row_sparse_data() because its storage type is {self._stype}. "
+                             f"Please use data() instead.")
         self._check_row_id(row_id)
         full = self._check_and_get(self._data, row_id.context)
         self._pull_rows(full, row_id)
@@ -295,9 +298,9 @@ class Parameter:
     def list_row_sparse_data(self, row_id):
         """:meth:`row_sparse_data` on every context."""
         if self._stype != "row_sparse":
-            raise RuntimeError(f"Cannot return copies of Parameter '{self.name}' on all "
-                               f"contexts via list_row_sparse_data() because its storage type "
-                               f"is {self._stype}. Please use data() instead.")
+            raise StateError(f"Cannot return copies of Parameter '{self.name}' on all "
+                             f"contexts via list_row_sparse_data() because its storage type "
+                             f"is {self._stype}. Please use data() instead.")
         self._check_row_id(row_id)
         out = []
         for full in self._check_and_get(self._data, list):
@@ -314,8 +317,8 @@ class Parameter:
 
     def _check_row_id(self, row_id):
         if not isinstance(row_id, NDArray) or row_id.stype != "default":
-            raise TypeError(f"row_id must be a dense NDArray of row ids, got "
-                            f"{type(row_id).__name__}")
+            raise InvalidArgumentTypeError(f"row_id must be a dense NDArray of row ids, got "
+                                           f"{type(row_id).__name__}")
 
     def _rows_view(self, full, row_id):
         ids = row_id._t.detach().reshape(-1).to(device=full.device)
@@ -325,8 +328,9 @@ class Parameter:
         n = self._shape[0]
         if ids.numel() and (int(ids[0]) < 0 or int(ids[-1]) >= n):
             bad = int(ids[0]) if int(ids[0]) < 0 else int(ids[-1])
-            raise IndexError(f"row_sparse_data: row id {bad} is out of range [0, {n}) for "
-                             f"Parameter '{self.name}'")
+            raise IndexOutOfRangeError(
+                f"row_sparse_data: row id {bad} is out of range [0, {n}) for "
+                f"Parameter '{self.name}'")
         stored = full._indices
         if stored.numel() == 0:
             values = full._data.new_zeros((ids.numel(),) + tuple(self._shape[1:]))
@@ -368,8 +372,8 @@ class Parameter:
             if self._allow_deferred_init:
                 self._deferred_init = (init, ctx, default_init, None)
                 return
-            raise ValueError(f"Cannot initialize Parameter '{self.name}' because it has "
-                             f"invalid shape: {self._shape}.")
+            raise InvalidArgumentError(f"Cannot initialize Parameter '{self.name}' because it has "
+                                       f"invalid shape: {self._shape}.")
         self._deferred_init = (init, ctx, default_init, None)
         self._finish_deferred_init()
 
@@ -379,9 +383,9 @@ class Parameter:
         init, ctx, default_init, data = self._deferred_init
         self._deferred_init = ()
         if not _shape_known(self._shape):
-            raise ValueError(f"Cannot initialize Parameter '{self.name}' because it has "
-                             f"invalid shape: {self._shape}. Please specify in_units, "
-                             f"in_channels, etc for `Block`s.")
+            raise InvalidArgumentError(f"Cannot initialize Parameter '{self.name}' because it has "
+                                       f"invalid shape: {self._shape}. Please specify in_units, "
+                                       f"in_channels, etc for `Block`s.")
         with autograd.pause():
             owned = data is None
             if owned:
@@ -416,20 +420,22 @@ class Parameter:
     def _load_init(self, data, ctx, cast_dtype=False, dtype_source="current"):
         """(Re)initialize from loaded array ``data`` (shape and dtype checked)."""
         if dtype_source not in ("current", "saved"):
-            raise ValueError(f"dtype_source must be 'current' or 'saved', got {dtype_source!r}")
+            raise InvalidArgumentError(
+                f"dtype_source must be 'current' or 'saved', got {dtype_source!r}")
         if self._shape:
             if len(self._shape) != len(data.shape) or not all(
                     s in (0, d) for s, d in zip(self._shape, data.shape)):
-                raise ValueError(f"Failed loading Parameter '{self.name}' from saved params: "
+                raise ShapeError(f"Failed loading Parameter '{self.name}' from saved params: "
                                  f"shape incompatible expected {self._shape} vs saved "
                                  f"{data.shape}")
             self._shape = tuple(d if s == 0 else s for s, d in zip(self._shape, data.shape))
         if self._dtype is not None and numpy_dtype(self._dtype) != numpy_dtype(data.dtype):
             if not cast_dtype:
-                raise ValueError(f"Failed loading Parameter '{self.name}' from saved params: "
-                                 f"dtype incompatible expected {numpy_dtype(self._dtype)} vs "
-                                 f"saved {numpy_dtype(data.dtype)}. Set cast_dtype=True to "
-                                 f"cast the dtype of saved params.")
+                raise InvalidArgumentError(
+                    f"Failed loading Parameter '{self.name}' from saved params: "
+                    f"dtype incompatible expected {numpy_dtype(self._dtype)} vs "
+                    f"saved {numpy_dtype(data.dtype)}. Set cast_dtype=True to "
+                    f"cast the dtype of saved params.")
             if dtype_source == "current":
                 data = data.astype(self._dtype)
             else:
@@ -441,8 +447,9 @@ class Parameter:
         if self._data is None:
             if self._deferred_init:
                 if ctx is not None and set(ctx) != set(self._deferred_init[1]):
-                    raise ValueError(f"Failed to load Parameter '{self.name}' on {ctx} because "
-                                     f"it was previous initialized on {self.list_ctx()}.")
+                    raise InvalidArgumentError(
+                        f"Failed to load Parameter '{self.name}' on {ctx} because "
+                        f"it was previous initialized on {self.list_ctx()}.")
                 ctx = self._deferred_init[1]
             elif ctx is None:
                 ctx = [cpu()]
@@ -450,8 +457,9 @@ class Parameter:
                 self._init_impl(data, ctx, owned=True)
         else:
             if ctx is not None and set(ctx) != set(self.list_ctx()):
-                raise ValueError(f"Failed to load Parameter '{self.name}' on {ctx} because it "
-                                 f"was previous initialized on {self.list_ctx()}.")
+                raise InvalidArgumentError(
+                    f"Failed to load Parameter '{self.name}' on {ctx} because it "
+                    f"was previous initialized on {self.list_ctx()}.")
             self.set_data(data)
         self._deferred_init = ()
 
@@ -466,8 +474,9 @@ class Parameter:
             init, _, default_init, data = self._deferred_init
             self._deferred_init = (init, ctx, default_init, data)
         else:
-            raise ValueError(f"Cannot reset context for Parameter '{self.name}' because it has "
-                             f"not been initialized.")
+            raise InvalidArgumentError(
+                f"Cannot reset context for Parameter '{self.name}' because it has "
+                f"not been initialized.")
 
     def set_data(self, data):
         """Set the value on every context (the storage type of the parameter is kept)."""
@@ -476,7 +485,7 @@ class Parameter:
         self.shape = data.shape
         if self._data is None:
             if not self._deferred_init:
-                raise RuntimeError(f"Parameter '{self.name}' has not been initialized")
+                raise StateError(f"Parameter '{self.name}' has not been initialized")
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
         with torch.no_grad():

@@ -10,7 +10,7 @@ import re
 from collections import OrderedDict
 
 from ... import initializer
-from ...base import numpy_dtype
+from ...base import InvalidArgumentError, UnknownNameError, numpy_dtype
 from ...ndarray.serialization import load as _load, save as _save
 from ..utils import _brief_print_list, _indent
 from .parameter import Constant, Parameter
@@ -106,9 +106,10 @@ class ParameterDict:
             elif k == "dtype" and numpy_dtype(v) == numpy_dtype(existing):
                 continue
             if v is not None and v != existing:
-                raise ValueError(f"Cannot retrieve Parameter '{name}' because desired attribute "
-                                 f"does not match with stored for attribute '{k}': desired "
-                                 f"'{v}' vs stored '{existing}'.")
+                raise InvalidArgumentError(
+                    f"Cannot retrieve Parameter '{name}' because desired attribute "
+                    f"does not match with stored for attribute '{k}': desired "
+                    f"'{v}' vs stored '{existing}'.")
         return param
 
     def get_constant(self, name, value=None):
@@ -117,20 +118,23 @@ class ParameterDict:
         param = self._get_impl(name)
         if param is None:
             if value is None:
-                raise KeyError(f"No constant named '{name}'. Please specify value if you want "
-                               f"to create a new constant.")
+                raise UnknownNameError(
+                    f"No constant named '{name}'. Please specify value if you want "
+                    f"to create a new constant.")
             param = Constant(name, value)
             self._params[name] = param
         elif value is not None and not isinstance(param, Constant):
-            raise ValueError(f"Parameter '{name}' already exists but it is not a constant.")
+            raise InvalidArgumentError(
+                f"Parameter '{name}' already exists but it is not a constant.")
         return param
 
     def update(self, other):
         """Copy every parameter of ``other`` in (names must not clash with other objects)."""
         for k, v in other.items():
             if k in self._params and self._params[k] is not v:
-                raise ValueError(f"Cannot update self with other because they have different "
-                                 f"Parameters with the same name '{k}'")
+                raise InvalidArgumentError(
+                    f"Cannot update self with other because they have different "
+                    f"Parameters with the same name '{k}'")
         for k, v in other.items():
             self._params[k] = v
 
@@ -169,11 +173,12 @@ class ParameterDict:
         arg_dict = {}
         for param in self.values():
             if not param.name.startswith(strip_prefix):
-                raise ValueError(f"Prefix '{strip_prefix}' is to be striped before saving, but "
-                                 f"Parameter's name '{param.name}' does not start with "
-                                 f"'{strip_prefix}'. This may be due to your Block sharing "
-                                 f"parameters from other Blocks or a child block created "
-                                 f"outside 'with name_scope()'.")
+                raise InvalidArgumentError(
+                    f"Prefix '{strip_prefix}' is to be striped before saving, but "
+                    f"Parameter's name '{param.name}' does not start with "
+                    f"'{strip_prefix}'. This may be due to your Block sharing "
+                    f"parameters from other Blocks or a child block created "
+                    f"outside 'with name_scope()'.")
             arg_dict[param.name[len(strip_prefix):]] = param._reduce()
         _save(filename, arg_dict)
 
@@ -183,8 +188,9 @@ class ParameterDict:
         if restore_prefix:
             for name in self.keys():
                 if not name.startswith(restore_prefix):
-                    raise ValueError(f"restore_prefix is '{restore_prefix}' but Parameters name "
-                                     f"'{name}' does not start with '{restore_prefix}'")
+                    raise InvalidArgumentError(
+                        f"restore_prefix is '{restore_prefix}' but Parameters name "
+                        f"'{name}' does not start with '{restore_prefix}'")
         self.load_dict(_load(filename), ctx, allow_missing, ignore_extra, restore_prefix,
                        filename, cast_dtype, dtype_source)
 
@@ -199,17 +205,19 @@ class ParameterDict:
         if not allow_missing:
             for name in self.keys():
                 if name not in arg_dict:
-                    raise ValueError(f"Parameter '{name[lprefix:]}' is missing in {where}, which "
-                                     f"contains parameters: "
-                                     f"{_brief_print_list(arg_dict.keys())}. Set "
-                                     f"allow_missing=True to ignore missing parameters.")
+                    raise InvalidArgumentError(
+                        f"Parameter '{name[lprefix:]}' is missing in {where}, which "
+                        f"contains parameters: "
+                        f"{_brief_print_list(arg_dict.keys())}. Set "
+                        f"allow_missing=True to ignore missing parameters.")
         for name in arg_dict:
             if name not in self._params:
                 if not ignore_extra:
-                    raise ValueError(f"Parameter '{name[lprefix:]}' loaded from {where} is not "
-                                     f"present in ParameterDict, choices are: "
-                                     f"{_brief_print_list(self._params.keys())}. Set "
-                                     f"ignore_extra=True to ignore.")
+                    raise InvalidArgumentError(
+                        f"Parameter '{name[lprefix:]}' loaded from {where} is not "
+                        f"present in ParameterDict, choices are: "
+                        f"{_brief_print_list(self._params.keys())}. Set "
+                        f"ignore_extra=True to ignore.")
                 continue
             self._params[name]._load_init(arg_dict[name], ctx, cast_dtype=cast_dtype,
                                           dtype_source=dtype_source)

@@ -34,7 +34,7 @@ import warnings
 import zlib
 from typing import NamedTuple
 
-from ...base import SparsenetError
+from ...base import InvalidArgumentError, SparsenetError
 
 __all__ = ["compression_of", "open_read", "open_write", "check_write", "text_size_hint",
            "CompressedFileError", "CompressionUnavailableError", "CompressionFallbackWarning",
@@ -328,8 +328,9 @@ def _level(fmt, compresslevel):
         return spec.default_level
     if (not isinstance(compresslevel, int) or isinstance(compresslevel, bool)
             or compresslevel not in spec.levels):
-        raise ValueError(f"save_libsvm: compresslevel for {fmt} must be an int in "
-                         f"[{spec.levels.start}, {spec.levels.stop - 1}], got {compresslevel!r}")
+        raise InvalidArgumentError(
+            f"save_libsvm: compresslevel for {fmt} must be an int in "
+            f"[{spec.levels.start}, {spec.levels.stop - 1}], got {compresslevel!r}")
     return compresslevel
 
 
@@ -372,8 +373,9 @@ def check_write(path, compresslevel=None):
     fmt = compression_of(path)
     if fmt is None:
         if compresslevel is not None:
-            raise ValueError(f"save_libsvm: compresslevel={compresslevel!r} needs a compressed "
-                             f"path (.gz, .zst, .xz or .bz2), got {path!r}")
+            raise InvalidArgumentError(
+                f"save_libsvm: compresslevel={compresslevel!r} needs a compressed "
+                f"path (.gz, .zst, .xz or .bz2), got {path!r}")
         return None, None
     if fmt == "zstd":
         _zstd_module()

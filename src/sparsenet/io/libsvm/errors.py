@@ -221,6 +221,7 @@ def describe(err, buf, opts, base_offset=0):
         before = _raw_index(prev[-1][1]) if prev else None
         return off, tok, (f"feature index {int(ipart)} comes after {before} in token '{t}': "
                           f"indices must increase within a line (strict_order=True)")
+    # builtin: internal invariant, not reachable from a caller's input
     raise AssertionError(f"unknown kernel error code {code}")  # pragma: no cover
 
 

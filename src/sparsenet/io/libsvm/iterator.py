@@ -5,7 +5,7 @@ from collections import deque
 import numpy as np
 import torch
 
-from ...base import InvalidArgumentError, SparsenetError
+from ...base import InvalidArgumentError, InvalidArgumentTypeError, SparsenetError
 from ...context import as_context, cpu, place
 from ...ndarray.csr import CSRNDArray
 from ...kvstore import collective
@@ -31,10 +31,12 @@ def _shape1(shape, name):
     try:
         shape = tuple(int(s) for s in shape)
     except TypeError:
-        raise TypeError(f"{name} must be a 1-D shape such as (1000000,), got {shape!r}") from None
+        raise InvalidArgumentTypeError(
+            f"{name} must be a 1-D shape such as (1000000,), got {shape!r}") from None
     if len(shape) != 1 or shape[0] <= 0:
-        raise ValueError(f"{name} must be a 1-D shape with a positive size such as (1000000,), "
-                         f"got {shape}")
+        raise InvalidArgumentError(
+            f"{name} must be a 1-D shape with a positive size such as (1000000,), "
+            f"got {shape}")
     return shape
 
 
@@ -245,7 +247,7 @@ class LibSVMIter(DataIter):
         super().__init__(batch_size)
         if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) \
                 or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+            raise InvalidArgumentError(f"batch_size must be a positive integer, got {batch_size!r}")
         self.batch_size = int(batch_size)
         if num_parts is None and part_index is None:
             num_parts, part_index = collective.joined_world()
@@ -257,11 +259,12 @@ class LibSVMIter(DataIter):
         self._data_shape = _shape1(data_shape, "data_shape")
         self._label_shape = _shape1(label_shape, "label_shape")
         if label_libsvm is None and not multilabel and self._label_shape != (1,):
-            raise ValueError(f"label_shape must be (1,) when the labels come from the data "
-                             f"lines, got {self._label_shape}; give label_libsvm or "
-                             f"multilabel=True for wider labels")
+            raise InvalidArgumentError(
+                f"label_shape must be (1,) when the labels come from the data "
+                f"lines, got {self._label_shape}; give label_libsvm or "
+                f"multilabel=True for wider labels")
         if label_libsvm is not None and multilabel:
-            raise ValueError("give either label_libsvm or multilabel=True, not both")
+            raise InvalidArgumentError("give either label_libsvm or multilabel=True, not both")
         self._round_batch = bool(round_batch)
         self._num_parts, self._part_index = num_parts, part_index
         self._last_part = part_index == num_parts - 1
@@ -291,9 +294,10 @@ class LibSVMIter(DataIter):
         self._dtype = self._opts.dtype.type
         if (self._label_files is not None and num_parts > 1
                 and any(f.compression is not None for f in self._files)):
-            raise ValueError("label_libsvm with num_parts > 1 needs uncompressed data files "
-                             "(compressed files are sharded by blocks, so their rows cannot be "
-                             "matched to label rows); decompress the data or use line labels")
+            raise InvalidArgumentError(
+                "label_libsvm with num_parts > 1 needs uncompressed data files "
+                "(compressed files are sharded by blocks, so their rows cannot be "
+                "matched to label rows); decompress the data or use line labels")
         self._row0 = None
         self._head = None  # the first batch of the part, for wrapping the last batch
         self._cache = None

@@ -16,9 +16,9 @@ import warnings
 
 import numpy as np
 
+from ...base import InvalidArgumentError, NativeKernelWarning
 from . import reference
 from .reference import Parsed
-from ...base import NativeKernelWarning
 from .errors import KernelError
 
 __all__ = ["parse", "count_rows", "BACKEND", "native_available", "pow5_table", "Parsed"]
@@ -67,7 +67,8 @@ def native_available():
 
 _forced = os.environ.get("SPARSENET_LIBSVM_KERNEL", "").strip().lower()
 if _forced not in ("", "native", "python"):
-    raise ValueError(f"SPARSENET_LIBSVM_KERNEL must be 'native' or 'python', got {_forced!r}")
+    raise InvalidArgumentError(
+        f"SPARSENET_LIBSVM_KERNEL must be 'native' or 'python', got {_forced!r}")
 if _forced == "native" and _native is None:
     raise ImportError("SPARSENET_LIBSVM_KERNEL=native but sparsenet.io.libsvm._native is not "
                       "built; run `pip install -e .` (or `python setup.py build_ext --inplace`)")

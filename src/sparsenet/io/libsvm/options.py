@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...base import InvalidArgumentError, InvalidArgumentTypeError
+
 __all__ = ["ParseOptions", "DEFAULT_MAX_NUM_FEATURES", "DEFAULT_MAX_LINE_BYTES"]
 
 #: The longest line of a compressed file (decompressed bytes) the readers accept by default:
@@ -63,7 +65,7 @@ class ParseOptions:
     >>> ParseOptions(duplicates='last')
     Traceback (most recent call last):
     ...
-    ValueError: duplicates must be 'error' or 'sum', got 'last'
+    sparsenet.base.InvalidArgumentError: duplicates must be 'error' or 'sum', got 'last'
     """
 
     zero_based: bool = True
@@ -81,33 +83,36 @@ class ParseOptions:
 
     def __post_init__(self):
         if not isinstance(self.zero_based, (bool, np.bool_)):
-            raise TypeError(f"zero_based must be True (indices count from 0, MXNet's default) or "
-                            f"False (from 1), got {self.zero_based!r}; it is never guessed")
+            raise InvalidArgumentTypeError(
+                f"zero_based must be True (indices count from 0, MXNet's default) or "
+                f"False (from 1), got {self.zero_based!r}; it is never guessed")
         if self.duplicates not in _DUPLICATES:
-            raise ValueError(f"duplicates must be 'error' or 'sum', got {self.duplicates!r}")
+            raise InvalidArgumentError(
+                f"duplicates must be 'error' or 'sum', got {self.duplicates!r}")
         try:
             dt = np.dtype(self.dtype)
         except TypeError:
             dt = None
         if dt not in _DTYPES:
-            raise ValueError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
+            raise InvalidArgumentError(f"dtype must be 'float32' or 'float64', got {self.dtype!r}")
         object.__setattr__(self, "dtype", dt)
         for name in ("num_features", "num_labels"):
             v = getattr(self, name)
             if v is not None and (not isinstance(v, (int, np.integer)) or isinstance(v, bool)
                                   or v <= 0 or v > _INT64_MAX):
-                raise ValueError(f"{name} must be a positive integer or None, got {v!r}")
+                raise InvalidArgumentError(f"{name} must be a positive integer or None, got {v!r}")
             if v is not None:
                 object.__setattr__(self, name, int(v))
         if self.weights and self.multilabel:
-            raise ValueError("weights=True (label:weight tokens) cannot be combined with "
-                             "multilabel=True")
+            raise InvalidArgumentError("weights=True (label:weight tokens) cannot be combined with "
+                                       "multilabel=True")
         b = self.max_line_bytes
         if not isinstance(b, (int, np.integer)) or isinstance(b, bool) or b < 1:
-            raise ValueError(f"max_line_bytes must be a positive integer, got {b!r}")
+            raise InvalidArgumentError(f"max_line_bytes must be a positive integer, got {b!r}")
         m = self.max_num_features
         if not isinstance(m, (int, np.integer)) or isinstance(m, bool) or not 0 < m <= _INT64_MAX:
-            raise ValueError(f"max_num_features must be a positive integer below 2**63, got {m!r}")
+            raise InvalidArgumentError(
+                f"max_num_features must be a positive integer below 2**63, got {m!r}")
 
     @property
     def limit(self):

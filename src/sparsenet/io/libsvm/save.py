@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
+from ...base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, StorageTypeError
 from ...ndarray.base_sparse import BaseSparseNDArray
 from ...ndarray.csr import CSRNDArray
 from ...ndarray.ndarray import NDArray
@@ -24,8 +25,8 @@ def _as_csr_parts(data):
         val, ind, ip = (t.detach().cpu().numpy() for t in data._parts())
         return ip, ind, val, data.shape[0]
     if isinstance(data, BaseSparseNDArray):
-        raise TypeError(f"save_libsvm: data must be CSR or dense, got a {data.stype} array; "
-                        f"convert it with .tostype('csr')")
+        raise StorageTypeError(f"save_libsvm: data must be CSR or dense, got a {data.stype} array; "
+                               f"convert it with .tostype('csr')")
     if isinstance(data, NDArray):
         data = data.asnumpy()
     elif isinstance(data, torch.Tensor):
@@ -37,10 +38,11 @@ def _as_csr_parts(data):
     else:
         arr = np.asarray(data)
         if arr.ndim != 2:
-            raise ValueError(f"save_libsvm: data must be 2-D (rows, features), got shape "
+            raise ShapeError(f"save_libsvm: data must be 2-D (rows, features), got shape "
                              f"{arr.shape}")
         if arr.dtype.kind not in "fiub":
-            raise TypeError(f"save_libsvm: data must be numeric, got dtype {arr.dtype}")
+            raise InvalidArgumentTypeError(
+                f"save_libsvm: data must be numeric, got dtype {arr.dtype}")
         m = sp.csr_matrix(arr)
     return (m.indptr.astype(np.int64), m.indices.astype(np.int64), m.data, m.shape[0])
 
@@ -71,37 +73,40 @@ def _label_strings(label, n, multilabel, allow_nonfinite):
         elif isinstance(label, (NDArray, np.ndarray, torch.Tensor)):
             arr = _as_numpy(label)
             if arr.ndim != 2:
-                raise ValueError(f"save_libsvm: a multi-label indicator must be 2-D, got shape "
+                raise ShapeError(f"save_libsvm: a multi-label indicator must be 2-D, got shape "
                                  f"{arr.shape}")
             rows = [np.flatnonzero(r) for r in arr]
         else:
             rows = [np.sort(np.asarray(list(r), dtype=np.int64)) for r in label]
         if len(rows) != n:
-            raise ValueError(f"save_libsvm: label has {len(rows)} rows but data has {n}")
+            raise ShapeError(f"save_libsvm: label has {len(rows)} rows but data has {n}")
         for i, r in enumerate(rows):
             if r.size and (r.min() < 0 or np.any(r != np.floor(r))):
-                raise ValueError(f"save_libsvm: multi-label row {i} holds {r.tolist()}; class "
-                                 f"ids must be non-negative integers")
+                raise InvalidArgumentError(
+                    f"save_libsvm: multi-label row {i} holds {r.tolist()}; class "
+                    f"ids must be non-negative integers")
         return np.array([",".join(str(int(c)) for c in r) for r in rows], dtype=_S)
     if isinstance(label, BaseSparseNDArray) or sp.issparse(label):
-        raise TypeError("save_libsvm: a sparse label needs multilabel=True (it is written as "
-                        "class-id lists)")
+        raise StorageTypeError(
+            "save_libsvm: a sparse label needs multilabel=True (it is written as "
+            "class-id lists)")
     arr = _as_numpy(label)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
-        raise ValueError(f"save_libsvm: label must have shape (rows,) or (rows, 1), got "
+        raise ShapeError(f"save_libsvm: label must have shape (rows,) or (rows, 1), got "
                          f"{arr.shape}; pass multilabel=True for class-id lists")
     if arr.shape[0] != n:
-        raise ValueError(f"save_libsvm: label has {arr.shape[0]} rows but data has {n}")
+        raise ShapeError(f"save_libsvm: label has {arr.shape[0]} rows but data has {n}")
     _check_finite_labels(arr, allow_nonfinite)
     return _numbers(arr)
 
 
 def _check_finite_labels(arr, allow_nonfinite):
     if arr.dtype.kind == "f" and not allow_nonfinite and not np.all(np.isfinite(arr)):
-        raise ValueError("save_libsvm: label holds NaN or infinity, which load_libsvm rejects "
-                         "by default; pass allow_nonfinite=True to write them anyway")
+        raise InvalidArgumentError(
+            "save_libsvm: label holds NaN or infinity, which load_libsvm rejects "
+            "by default; pass allow_nonfinite=True to write them anyway")
 
 
 def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_id=None,
@@ -136,7 +141,7 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
         Instance weights (>= 0), written as ``label:weight``; read them back with
         ``load_libsvm(..., weights=True)``.
     comment : str, optional
-        Written at the top, each line prefixed by ``# ``.
+        Written at the top, each line prefixed by ``#`` and a space.
     allow_nonfinite : bool
         Write NaN and infinity (read them back with ``allow_nonfinite=True``).
     compresslevel : int, optional
@@ -165,9 +170,10 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     if values.dtype.kind == "f" and not allow_nonfinite and not np.all(np.isfinite(values)):
         bad = int(np.flatnonzero(~np.isfinite(values))[0])
         row = int(np.searchsorted(indptr, bad, side="right")) - 1
-        raise ValueError(f"save_libsvm: data holds a non-finite value ({values[bad]}) in row "
-                         f"{row}, which load_libsvm rejects by default; pass "
-                         f"allow_nonfinite=True to write it anyway")
+        raise InvalidArgumentError(
+            f"save_libsvm: data holds a non-finite value ({values[bad]}) in row "
+            f"{row}, which load_libsvm rejects by default; pass "
+            f"allow_nonfinite=True to write it anyway")
     # float32 values and labels (the usual case) are formatted by the native kernel
     fast = None
     if (native_available() and values.dtype == np.float32 and not multilabel
@@ -180,27 +186,30 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     labels = None if fast is not None else _label_strings(label, n, multilabel, allow_nonfinite)
     if weight is not None:
         if multilabel:
-            raise ValueError("save_libsvm: weight cannot be combined with multilabel=True")
+            raise InvalidArgumentError(
+                "save_libsvm: weight cannot be combined with multilabel=True")
         w = _as_numpy(weight).reshape(-1)
         if w.shape[0] != n:
-            raise ValueError(f"save_libsvm: weight has {w.shape[0]} entries but data has {n} "
+            raise ShapeError(f"save_libsvm: weight has {w.shape[0]} entries but data has {n} "
                              f"rows")
         if w.dtype.kind != "f":
             w = w.astype(np.float64)
         if not allow_nonfinite and not np.all(np.isfinite(w)):
-            raise ValueError("save_libsvm: weight holds NaN or infinity, which load_libsvm "
-                             "rejects by default; pass allow_nonfinite=True to write them anyway")
+            raise InvalidArgumentError(
+                "save_libsvm: weight holds NaN or infinity, which load_libsvm "
+                "rejects by default; pass allow_nonfinite=True to write them anyway")
         if np.any(w < 0):
-            raise ValueError(f"save_libsvm: weights must be >= 0, got {w[w < 0][0]} in row "
-                             f"{int(np.flatnonzero(w < 0)[0])}")
+            raise InvalidArgumentError(
+                f"save_libsvm: weights must be >= 0, got {w[w < 0][0]} in row "
+                f"{int(np.flatnonzero(w < 0)[0])}")
         labels = np.strings.add(np.strings.add(labels, ":"), _numbers(w))
     if query_id is not None:
         q = _as_numpy(query_id).astype(np.int64).reshape(-1)
         if q.shape[0] != n:
-            raise ValueError(f"save_libsvm: query_id has {q.shape[0]} entries but data has {n} "
+            raise ShapeError(f"save_libsvm: query_id has {q.shape[0]} entries but data has {n} "
                              f"rows")
         if q.size and q.min() < 0:
-            raise ValueError("save_libsvm: query ids must be non-negative")
+            raise InvalidArgumentError("save_libsvm: query ids must be non-negative")
         labels = np.strings.add(np.strings.add(labels, " qid:"), q.astype(_S))
     shift = 0 if zero_based else 1
     directory = os.path.dirname(os.path.abspath(path))

@@ -31,6 +31,7 @@ import os
 import threading
 from typing import NamedTuple
 
+from ...base import InvalidArgumentError, InvalidArgumentTypeError
 from .compression import compression_of, open_read
 from .errors import LibSVMFormatError
 from .options import DEFAULT_MAX_LINE_BYTES
@@ -127,10 +128,11 @@ def check_part(num_parts, part_index):
     """Validate a shard; raise ValueError naming both values."""
     for name, v in (("num_parts", num_parts), ("part_index", part_index)):
         if not isinstance(v, int) or isinstance(v, bool):
-            raise TypeError(f"{name} must be an int, got {v!r}")
+            raise InvalidArgumentTypeError(f"{name} must be an int, got {v!r}")
     if num_parts < 1 or not 0 <= part_index < num_parts:
-        raise ValueError(f"part_index={part_index} is out of range for num_parts={num_parts}: "
-                         f"need num_parts >= 1 and 0 <= part_index < num_parts")
+        raise InvalidArgumentError(
+            f"part_index={part_index} is out of range for num_parts={num_parts}: "
+            f"need num_parts >= 1 and 0 <= part_index < num_parts")
 
 
 def _part_range(files, num_parts, part_index):
@@ -143,7 +145,7 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
     """The tasks (RangeTask / StreamTask) that produce a part's chunks, in file order."""
     check_part(num_parts, part_index)
     if chunk_size < 1:
-        raise ValueError(f"chunk_size must be positive, got {chunk_size}")
+        raise InvalidArgumentError(f"chunk_size must be positive, got {chunk_size}")
     lo, hi = _part_range(files, num_parts, part_index)
     owner = assign_files(files, num_parts)
     tasks, base = [], 0

@@ -25,6 +25,7 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
+from ...base import InvalidArgumentError
 from . import kernel
 from .errors import KernelError, LibSVMFormatError, make_error
 from .source import (DEFAULT_CHUNK_SIZE, RangeTask, StreamTask, count_newlines, plan)
@@ -43,7 +44,7 @@ def num_threads():
     if env:
         n = int(env)
         if n < 1:
-            raise ValueError(f"SPARSENET_IO_THREADS must be >= 1, got {env!r}")
+            raise InvalidArgumentError(f"SPARSENET_IO_THREADS must be >= 1, got {env!r}")
         return n
     try:
         cpus = len(os.sched_getaffinity(0))

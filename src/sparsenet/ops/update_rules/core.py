@@ -43,7 +43,8 @@ import numpy as np
 import torch
 
 from ... import config
-from ...base import InvalidArgumentError, SparsenetError, StorageTypeError
+from ...base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
+                     ShapeError, SparsenetError, StorageTypeError)
 from ...ndarray.cast_storage import dense_to_csr
 from ...ndarray.ndarray import wrap
 from ...ndarray.row_sparse import RowSparseNDArray
@@ -227,7 +228,7 @@ def need_lr(lr, opname):
     1.0
     """
     if lr is None:
-        raise TypeError(f"{opname}() needs the learning rate: pass lr=<float>")
+        raise OperatorArgumentError(f"{opname}() needs the learning rate: pass lr=<float>")
     return float(lr)
 
 
@@ -272,19 +273,20 @@ def check_grad(weight, grad, opname):
     >>> check_grad(mx.nd.ones((2,)), mx.nd.ones((3,)), 'sgd_update')
     Traceback (most recent call last):
     ...
-    ValueError: sgd_update: gradient shape (3,) does not match weight shape (2,)
+    sparsenet.base.ShapeError: sgd_update: gradient shape (3,) does not match weight shape (2,)
     """
     # the parts' own attributes: this runs on every step of every parameter
     wt = weight._t if weight.stype == DEFAULT else weight._data
     gt = grad._t if grad.stype == DEFAULT else grad._data
     if (wt.shape if weight.stype == DEFAULT else weight._shape) != (
             gt.shape if grad.stype == DEFAULT else grad._shape):
-        raise ValueError(f"{opname}: gradient shape {tuple(grad.shape)} does not match weight "
+        raise ShapeError(f"{opname}: gradient shape {tuple(grad.shape)} does not match weight "
                          f"shape {tuple(weight.shape)}")
     if gt.dtype != wt.dtype:
-        raise TypeError(f"{opname}: gradient dtype {gt.dtype} differs from weight dtype "
-                        f"{wt.dtype}; cast the gradient, or use multi_precision=True for "
-                        f"float16 weights")
+        raise InvalidArgumentTypeError(
+            f"{opname}: gradient dtype {gt.dtype} differs from weight dtype "
+            f"{wt.dtype}; cast the gradient, or use multi_precision=True for "
+            f"float16 weights")
 
 
 def all_rows(op, weight, states):
@@ -382,8 +384,9 @@ class UpdateOperator(Operator):
 
     def add_rule(self, pattern, out, when, fn):
         if when is not None and not (isinstance(when, dict) and set(when) <= {"lazy_update"}):
-            raise ValueError(f"rule for {self.name}: an update operator's rows may depend on "
-                             f"lazy_update only (a dict condition), got {when!r}")
+            raise InvalidArgumentError(
+                f"rule for {self.name}: an update operator's rows may depend on "
+                f"lazy_update only (a dict condition), got {when!r}")
         self._plans.clear()
         return super().add_rule(pattern, out, when, fn)
 

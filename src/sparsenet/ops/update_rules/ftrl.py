@@ -7,6 +7,7 @@ array([0.4495, 0.    ], dtype=float32)
 """
 import torch
 
+from ...base import InvalidArgumentError
 from .core import grad_plus_wd, need_lr, rescale_clip, update_op
 
 __all__ = ["ftrl_update", "ftml_update", "ftrl_weight", "ftml_d"]
@@ -15,8 +16,9 @@ __all__ = ["ftrl_update", "ftml_update", "ftrl_weight", "ftml_d"]
 def _positive_lr(lr, opname):
     lr = need_lr(lr, opname)
     if lr <= 0:
-        raise ValueError(f"{opname}: the learning rate must be > 0 (the rule divides by it), "
-                         f"got lr={lr}; check the lr_scheduler's final_lr")
+        raise InvalidArgumentError(
+            f"{opname}: the learning rate must be > 0 (the rule divides by it), "
+            f"got lr={lr}; check the lr_scheduler's final_lr")
     return lr
 
 

@@ -13,6 +13,7 @@ array([0.9], dtype=float32)
 """
 import torch
 
+from ...base import OperatorArgumentError
 from ...ndarray.ndarray import NDArray
 from ...ndarray.row_sparse import RowSparseNDArray
 from ..registry import DEFAULT, ROW_SPARSE, rule
@@ -61,7 +62,8 @@ def _lamb_phase1_dense(weight, grad, mean, var, *, beta1=0.9, beta2=0.999, epsil
     array([0.99...], dtype=float32)
     """
     if t is None or wd is None:
-        raise TypeError("lamb_update_phase1() needs t=<update count> and wd=<weight decay>")
+        raise OperatorArgumentError(
+            "lamb_update_phase1() needs t=<update count> and wd=<weight decay>")
     return _lamb_g(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd,
                    rescale_grad, clip_gradient)
 
