@@ -1,5 +1,6 @@
 # make test: set up .venv (CPU torch if missing) and run the test suite.
 # make demo: same setup, then run the seed-000 walkthrough (storage, LibSVM, training).
+# make docs: same setup, then build the documentation site (docs/_build/html), warnings as errors.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ PYTEST_ARGS ?=
 TORCH_MIN ?= 2.4.1
 TORCH_NEW ?= 2.15.0
 
-.PHONY: setup test test-native-off test-compat demo stype-table clean
+.PHONY: setup test test-native-off test-compat demo docs stype-table clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +28,7 @@ setup: $(BIN)/python
 	  else \
 	    $(BIN)/pip install -q "torch==$(TORCH_VERSION)+cpu" --index-url $(TORCH_CPU_INDEX); \
 	  fi; }
-	$(BIN)/pip install -q -e ".[test]"
+	$(BIN)/pip install -q -e ".[test,docs]"
 
 test: setup
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 -q $(PYTEST_ARGS)
@@ -52,8 +53,11 @@ test-compat:
 demo: setup
 	$(BIN)/python examples/demo.py
 
+docs: setup
+	$(BIN)/python -m sphinx -b html -W --keep-going -j 2 docs docs/_build/html
+
 stype-table: setup
 	$(BIN)/python tools/gen_stype_table.py
 
 clean:
-	rm -rf $(VENV) .venv-torch-* build *.egg-info .pytest_cache demo_output
+	rm -rf $(VENV) .venv-torch-* build *.egg-info .pytest_cache demo_output docs/_build
