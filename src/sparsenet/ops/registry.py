@@ -125,6 +125,11 @@ class Rule:
             return str(self.pattern)
         return ", ".join(_ABBREV[s] for s in self.pattern)
 
+    def markdown_cells(self):
+        """``(inputs, output, when)`` as Markdown table cells (a ``|`` escaped)."""
+        return tuple(text.replace("|", "\\|") for text in
+                     (self.inputs_text(), _ABBREV[self.out], self.condition or "always"))
+
 
 class Operator:
     """An operator: a dense definition on torch tensors plus storage-type rule rows.
@@ -183,7 +188,7 @@ class Operator:
             return ""
         lines = ["| inputs | output | when |", "|---|---|---|"]
         for r in rows:
-            lines.append(f"| {r.inputs_text()} | {_ABBREV[r.out]} | {r.condition or 'always'} |")
+            lines.append("| " + " | ".join(r.markdown_cells()) + " |")
         lines.append("| any other | dns, with a storage fallback | |")
         return "\n".join(lines)
 
@@ -670,7 +675,6 @@ def stype_table():
              "| operator | inputs | output | when |", "|---|---|---|---|"]
     for name in list_ops():
         for r in OPERATORS[name].rules():
-            lines.append(f"| `{name}` | {r.inputs_text()} | {_ABBREV[r.out]} | "
-                         f"{r.condition or 'always'} |")
+            lines.append(f"| `{name}` | " + " | ".join(r.markdown_cells()) + " |")
     return "\n".join(lines) + "\n"
 

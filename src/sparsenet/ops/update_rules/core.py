@@ -51,7 +51,7 @@ from ...ndarray.row_sparse import RowSparseNDArray
 from ...ndarray.stype import DEFAULT, ROW_SPARSE
 from ...torch_compat import set_grad_enabled
 from ..errors import CONVERTED, raise_op_error
-from ..registry import _ABBREV, Operator, _write_out, rule
+from ..registry import Operator, _write_out, rule
 
 __all__ = ["UpdateOperator", "update_op", "register_update_rules", "full_rows", "chunk_bytes",
            "row_chunks", "dense_rows", "rescale_clip", "scaled_grad_alpha", "grad_plus_wd",
@@ -376,7 +376,7 @@ class UpdateOperator(Operator):
         (the result has the weight's storage type, or is dense for LAMB's phase 1)."""
         lines = ["| inputs | output | when |", "|---|---|---|"]
         for r in self.rules():
-            lines.append(f"| {r.inputs_text()} | {_ABBREV[r.out]} | {r.condition or 'always'} |")
+            lines.append("| " + " | ".join(r.markdown_cells()) + " |")
         result = "the weight's" if self.weight_out else "dns"
         lines.append(f"| any other | {result}, with a storage fallback (weight and states "
                      f"written back) | |")

@@ -23,7 +23,6 @@ from .. import row_kernels
 from .core import (
     check_grad,
     full_rows,
-    lazy_rows,
     need_lr,
     no_clip,
     rescale_clip,
