@@ -118,9 +118,10 @@ class BaseSparseNDArray(NDArray):
         raise NotImplementedError
 
     def _autograd_tensor(self):
-        """The tensor autograd differentiates against: the dense graph tensor when the
-        array is in a recorded graph, else the stored values."""
-        return self._graph_tensor() if self._gt is not None or self._full_grad else self._data
+        """The tensor autograd differentiates against: the graph tensor when the array is
+        in a recorded graph (a variable's leaf, filled with its values or not), else the
+        stored values."""
+        return self._graph_leaf() if self._gt is not None or self._full_grad else self._data
 
     def _grad_is_full(self):
         return self._full_grad or self._gt is not None
@@ -128,29 +129,41 @@ class BaseSparseNDArray(NDArray):
     def _stamp(self):
         return (id(self._data), self._data._version, id(self._indices), self._indices._version)
 
-    def _graph_tensor(self):
-        """The dense graph tensor, made (and registered) on first use inside
-        ``record()`` for a variable, refreshed when the parts changed since; None
-        for an array outside any graph."""
+    def _graph_leaf(self):
+        """The full-shape graph tensor without filling it: a variable's leaf, made (and
+        registered) on first use inside ``record()``, which receives the gradients of the
+        kernels that read the stored values (:meth:`_values_view`, sparse rows) and of the
+        operators that read the dense graph tensor (:meth:`_graph_tensor`); or the graph
+        tensor of a recorded result; None for an array outside any graph, or a result whose
+        parts were written in place since."""
         gt = self._gt
         if gt is not None:
-            if self._gt_stamp == self._stamp():
+            if gt.is_leaf or self._gt_stamp == self._stamp():
                 return gt
-            if not gt.is_leaf:  # the parts were written in place: the graph no longer holds
-                self._gt = None
-                return None
-            with torch.no_grad():
-                gt.copy_(self._dense_tensor())
-            self._gt_stamp = self._stamp()
-            return gt
+            self._gt = None  # the parts were written in place: the graph no longer holds
+            return None
         if not (self._full_grad and recording.STATE.recording):
             return None
-        with torch.no_grad():
-            gt = self._dense_tensor().detach()
-        self._gt = gt.requires_grad_(True)
-        self._gt_stamp = self._stamp()
+        # not filled: the kernels that read only stored rows never need the dense values
+        self._gt = torch.empty(self._shape, dtype=self._data.dtype,
+                               device=self._data.device).requires_grad_(True)
+        self._gt_stamp = None
         recording.register_variable(self)
         return self._gt
+
+    def _graph_tensor(self):
+        """The dense graph tensor, made (and registered) on first use inside ``record()``
+        for a variable and filled with its values (again when the parts changed since);
+        None for an array outside any graph."""
+        gt = self._graph_leaf()
+        if gt is None or not gt.is_leaf:
+            return gt
+        stamp = self._stamp()
+        if self._gt_stamp != stamp:
+            with torch.no_grad():
+                gt.copy_(self._dense_tensor())
+            self._gt_stamp = stamp
+        return gt
 
     def _set_graph(self, t):
         """Attach dense graph tensor ``t`` (a result of recorded operators) to this array."""

@@ -75,6 +75,49 @@ class RowSparseNDArray(BaseSparseNDArray):
     def _with_data(self, values):
         return RowSparseNDArray._from_parts(values, self._indices, self._shape)
 
+    def _values_view(self, read=None):
+        """This variable as a row_sparse array whose values autograd differentiates: the
+        stored rows, plus as zeros the rows of ``read`` (sorted unique row ids a kernel
+        reads) it does not store. Backward sends the kernel's gradient of the rows in
+        ``read`` (default: the stored rows) to the variable's full-shape graph leaf as
+        sparse rows, without the dense graph tensor ever being filled.
+
+        >>> import sparsenet as mx
+        >>> v = mx.nd.sparse.row_sparse_array(([[1.0], [2.0]], [1, 3]), shape=(5, 1))
+        >>> v.attach_grad()
+        >>> with mx.autograd.record():
+        ...     view = v._values_view(torch.tensor([0, 3]))
+        ...     loss = NDArray((view._data * 10).sum())
+        >>> view.indices.asnumpy(), view.data.asnumpy().ravel()
+        (array([0, 1, 3]), array([0., 1., 2.], dtype=float32))
+        >>> loss.backward()  # the rows read: 0 and 3
+        >>> v.grad.indices.asnumpy(), v.grad.data.asnumpy().ravel()
+        (array([0, 3]), array([10., 10.], dtype=float32))
+        """
+        leaf = self._graph_leaf()
+        rows = self._indices
+        if read is None:
+            data = _RowGather.apply(leaf, self._data, None, rows, rows, None)
+        else:
+            at = torch.searchsorted(rows, read)
+            if rows.numel() and bool((rows[at.clamp(max=rows.numel() - 1)] == read).all()):
+                # every row read is stored (a pulled batch's rows): no new rows; when they
+                # are all the stored rows, the view's ids are ``read`` itself (a kernel may
+                # know positions among them already)
+                data = _RowGather.apply(leaf, self._data, None, rows, read, at)
+                if read.numel() == rows.numel():
+                    rows = read
+            else:
+                union = torch.unique(torch.cat([rows, read]))
+                data = _RowGather.apply(leaf, self._data, torch.searchsorted(union, rows),
+                                        union, read, torch.searchsorted(union, read))
+                rows = union
+        view = RowSparseNDArray._from_parts(data, rows, self._shape)
+        ctx = getattr(self, "_ctx", None)
+        if ctx is not None:
+            view._ctx = ctx
+        return view
+
     @property
     def nbytes(self):
         """Bytes held by data and indices.
@@ -116,6 +159,34 @@ class RowSparseNDArray(BaseSparseNDArray):
     def data(self):
         """A copy of the stored rows as a dense NDArray of shape ``(k,) + shape[1:]``."""
         return NDArray(self._data.detach().clone())
+
+
+class _RowGather(torch.autograd.Function):
+    """The rows ``rows`` (sorted ids) holding ``values`` at ``positions`` (None: all, in
+    order) and zeros elsewhere; backward sends the gradient of the rows ``emit_rows`` (at
+    ``emit_pos`` among ``rows``; None: all of them) to ``leaf``, a full-shape tensor that
+    is not read, as sparse rows. A sparse gradient (a kernel's own sparse rows, by
+    position) is sent as it is, its positions turned into row ids."""
+
+    @staticmethod
+    def forward(ctx, leaf, values, positions, rows, emit_rows, emit_pos):
+        ctx.shape, ctx.rows, ctx.emit_rows, ctx.emit_pos = leaf.shape, rows, emit_rows, emit_pos
+        if positions is None:
+            return values.clone()
+        out = values.new_zeros((rows.numel(),) + tuple(values.shape[1:]))
+        return out.index_copy_(0, positions, values)
+
+    @staticmethod
+    def backward(ctx, grad):
+        if grad.is_sparse:  # rows the kernel read, by position, perhaps repeated
+            ids = ctx.rows.index_select(0, grad._indices()[0]).unsqueeze(0)
+            sparse = torch.sparse_coo_tensor(ids, grad._values(), ctx.shape,
+                                             check_invariants=False)
+        else:
+            g = grad if ctx.emit_pos is None else grad.index_select(0, ctx.emit_pos)
+            sparse = torch.sparse_coo_tensor(ctx.emit_rows.unsqueeze(0), g, ctx.shape,
+                                             check_invariants=False, is_coalesced=True)
+        return sparse, None, None, None, None, None
 
 
 def write_rows(dst, src):

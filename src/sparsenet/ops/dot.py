@@ -18,6 +18,8 @@ array([[15., 15.],
 >>> g.stype, g.indices.asnumpy()
 ('row_sparse', array([0, 1, 2]))
 """
+import weakref
+
 import torch
 import torch.nn.functional as F
 
@@ -210,7 +212,11 @@ _SMALL_NNZ = 512
 
 
 def _rsp_positions(r, ids):
-    """Positions of ``ids`` among the rows stored in row_sparse ``r`` and a hit mask."""
+    """Positions of ``ids`` among the rows stored in row_sparse ``r`` and a hit mask (None:
+    every id is stored)."""
+    ref, version, cols, inverse = _COLUMNS
+    if r._indices is cols and ref is not None and ref() is ids and ids._version == version:
+        return inverse, None  # r stores exactly the columns of the CSR array ids belong to
     if r._indices.numel() == 0:
         return torch.zeros_like(ids), torch.zeros_like(ids, dtype=torch.bool)
     pos = torch.searchsorted(r._indices, ids).clamp_(max=r._indices.numel() - 1)
@@ -267,7 +273,25 @@ def _dot_csrT_dnsT(lhs, rhs, **p):
     return NDArray(out.index_copy_(0, r._indices, r._data))
 
 
-@rule(dot, CSR, ROW_SPARSE, out=DEFAULT, when={"transpose_a": False, "transpose_b": False})
+# the last CSR indices tensor seen by _csr_columns: (weak ref, its version, its sorted unique
+# columns, each stored value's position among them)
+_COLUMNS = [None, None, None, None]
+
+
+def _csr_columns(lhs, rhs, **p):
+    """The rows of ``rhs`` that ``dot(lhs, rhs)`` reads: the columns CSR ``lhs`` stores
+    (remembered for the last indices tensor: a batch is often multiplied by several
+    tables, and ``square(x)`` shares ``x``'s indices)."""
+    ind = lhs._indices
+    ref, version, cols, _ = _COLUMNS
+    if ref is None or ref() is not ind or version != ind._version:
+        cols, inverse = torch.unique(ind, return_inverse=True)
+        _COLUMNS[:] = [weakref.ref(ind), ind._version, cols, inverse]
+    return {1: cols}
+
+
+@rule(dot, CSR, ROW_SPARSE, out=DEFAULT, when={"transpose_a": False, "transpose_b": False},
+      values_grad=True, reads=_csr_columns)
 def _dot_csr_rsp(lhs, rhs, **p):
     if not _check2d(lhs, rhs):
         return NotImplemented
@@ -279,7 +303,9 @@ def _dot_csr_rsp(lhs, rhs, **p):
         # every row stored (a Module's weight): the stored values are the dense weight
         return NDArray(csr_dense_mm(lhs, rhs._data, _wants_sparse_grad(rhs)))
     pos, hit = _rsp_positions(rhs, lhs._indices)
-    values = lhs._data.to(rhs._data.dtype) * hit
+    values = lhs._data.to(rhs._data.dtype)
+    if hit is not None:
+        values = values * hit
     out = F.embedding_bag(pos, rhs._data, lhs._indptr[:-1], mode="sum", per_sample_weights=values,
                           sparse=_wants_sparse_grad(rhs))  # gradient: only the rows touched
     return NDArray(out)
@@ -292,7 +318,9 @@ def _dot_csrT_rsp(lhs, rhs, **p):
     _mm_shape_error(lhs, rhs, p)
     cols, offsets, order = _column_bags(lhs)
     pos, hit = _rsp_positions(rhs, lhs.row_ids().index_select(0, order))
-    values = lhs._data.index_select(0, order).to(rhs._data.dtype) * hit
+    values = lhs._data.index_select(0, order).to(rhs._data.dtype)
+    if hit is not None:
+        values = values * hit
     if rhs._data.shape[0] == 0:
         data = rhs._data.new_zeros((cols.numel(), rhs.shape[1]))
     else:

@@ -225,6 +225,8 @@ def _checked_row_ids(indices, n):
             v = raw[bad][0].item()
             v = int(v) if isinstance(v, float) and v.is_integer() else v
             raise IndexOutOfRangeError(f"retain: row id {v} is out of range [0, {n})")
+    if ids.numel() > 1 and bool((ids[1:] > ids[:-1]).all()):
+        return ids  # already sorted and unique (a kvstore's checked row ids): no sort
     return torch.unique(ids, sorted=True)
 
 
@@ -378,6 +380,8 @@ def _take_csr(a, indices, *, axis=0, mode="clip"):
 @rule(retain, ROW_SPARSE, DEFAULT, out=ROW_SPARSE)
 def _retain_rsp(data, indices):
     ids = _checked_row_ids(indices._t, data.shape[0])
+    if data._indices.numel() == data.shape[0]:  # every row stored: positions are row ids
+        return RowSparseNDArray._from_parts(data._data.index_select(0, ids), ids, data.shape)
     out = torch.zeros((ids.numel(),) + data.shape[1:], dtype=data._data.dtype,
                       device=data.device)
     if data._indices.numel() and ids.numel():

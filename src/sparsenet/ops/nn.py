@@ -115,7 +115,8 @@ def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # no
 def _checked_ids(data, n):
     ids = data if data.dtype == torch.int64 else data.to(torch.int64)
     if ids.numel():
-        lo, hi = int(ids.min()), int(ids.max())
+        lo, hi = torch.aminmax(ids)
+        lo, hi = int(lo), int(hi)
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
             raise IndexOutOfRangeError(f"Embedding: id {bad} is out of range [0, {n}) "
@@ -155,6 +156,11 @@ def _embedding_rsp_weight(data, weight, **params):
     if idx.numel() == 0:
         rows = torch.zeros(flat.numel(), *weight.shape[1:], dtype=weight._data.dtype,
                            device=weight.device)
+    elif idx.numel() == weight.shape[0]:  # every row stored (a Module's weight): ids are rows
+        if weight.ndim == 2:
+            rows = F.embedding(flat, weight._data, sparse=_wants_sparse_grad(weight))
+        else:
+            rows = weight._data.index_select(0, flat)
     else:
         pos = torch.searchsorted(idx, flat).clamp_(max=idx.numel() - 1)
         hit = (idx[pos] == flat).to(weight._data.dtype)

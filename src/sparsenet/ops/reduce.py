@@ -330,7 +330,7 @@ def _rsp_rowwise(p):
     return p["keepdims"] and not p["exclude"] and p["axis"] in (1, -1, (1,), (-1,))
 
 
-@rule(square_sum, ROW_SPARSE, out=ROW_SPARSE, when=_rsp_rowwise)
+@rule(square_sum, ROW_SPARSE, out=ROW_SPARSE, when=_rsp_rowwise, values_grad=True)
 def _square_sum_rsp_rows(x, *, axis, keepdims, exclude):
     if x.ndim != 2:
         return NotImplemented
@@ -342,4 +342,6 @@ for _s in (CSR, ROW_SPARSE):
     rule(sum, _s, out=DEFAULT)(_sum_kernel)
     rule(mean, _s, out=DEFAULT)(_mean_kernel)
     rule(norm, _s, out=DEFAULT)(_norm_kernel)
-    rule(square_sum, _s, out=DEFAULT)(_square_sum_kernel)
+    # the derivative of a sum of squares vanishes where the input is zero: a row_sparse
+    # variable is differentiated through its stored values
+    rule(square_sum, _s, out=DEFAULT, values_grad=_s == ROW_SPARSE)(_square_sum_kernel)

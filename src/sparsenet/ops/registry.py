@@ -96,10 +96,11 @@ class Many:
 class Rule:
     """One row of an operator's storage-type table."""
 
-    __slots__ = ("op", "pattern", "out", "when", "fn", "condition")
+    __slots__ = ("op", "pattern", "out", "when", "fn", "condition", "values_grad", "reads")
 
-    def __init__(self, op, pattern, out, when, fn):
+    def __init__(self, op, pattern, out, when, fn, values_grad=False, reads=None):
         self.op, self.pattern, self.out, self.fn = op, pattern, out, fn
+        self.values_grad, self.reads = values_grad, reads
         if when is None:
             self.when, self.condition = None, ""
         elif isinstance(when, dict):
@@ -196,10 +197,10 @@ class Operator:
         return f"<operator {self.name}>"
 
     # ------------------------------------------------------------------ rules
-    def add_rule(self, pattern, out, when, fn):
+    def add_rule(self, pattern, out, when, fn, values_grad=False, reads=None):
         if out not in STYPES:
             raise InvalidArgumentError(f"rule for {self.name}: unknown output stype {out!r}")
-        r = Rule(self, pattern, out, when, fn)
+        r = Rule(self, pattern, out, when, fn, values_grad, reads)
         if isinstance(pattern, Many) or all(st == DEFAULT for st in pattern):
             self._dense_only = False  # dense inputs may run a rule: take the dispatching path
         if isinstance(pattern, Many):
@@ -406,6 +407,8 @@ class Operator:
         as they are: a CSR batch is never densified), so the rule rows for those storage
         types record it: ``dot(csr, w)`` and ``Embedding`` send a variable's gradient
         back as the rows the batch touched, as MXNet does."""
+        if r is not None and r.values_grad and _values_inputs(inputs):
+            return self._dispatch_values(inputs, params, stypes, r)
         set_grad_enabled(False)
         try:
             out = self._run(inputs, params, stypes, r)
@@ -426,6 +429,17 @@ class Operator:
         if not isinstance(out, list):
             return _with_graph(out, res)
         return [_with_graph(o, t) for o, t in zip(out, res)]
+
+    def _dispatch_values(self, inputs, params, stypes, r):
+        """Record rule row ``r`` (``values_grad``) on the values of its row_sparse variable
+        inputs: each becomes a view of the rows the kernel reads
+        (:meth:`~sparsenet.ndarray.row_sparse.RowSparseNDArray._values_view`), whose
+        gradient reaches the variable as sparse rows, as MXNet's backward kernels send it;
+        the variable's dense graph tensor is never filled."""
+        reads = r.reads(*inputs, **params) if r.reads is not None else {}
+        views = [a._values_view(reads.get(i)) if a._t is None and a._full_grad else a
+                 for i, a in enumerate(inputs)]
+        return self._run(views, params, stypes, r)
 
     def dense(self, *tensors, **params):
         """Run the dense definition on torch tensors (no dispatch, no wrapping)."""
@@ -448,6 +462,19 @@ def _needs_graph(op, inputs, params, r):
         return False
     out = op._forced_stype(params) if op._has_forward_stype else None
     return (out or (r.out if r is not None else DEFAULT)) != DEFAULT
+
+
+def _values_inputs(inputs):
+    """Whether every sparse input in a graph is a row_sparse variable whose graph tensor
+    is still its leaf (so it can be differentiated through the values a kernel reads)."""
+    found = False
+    for a in inputs:
+        if a._t is None and (a._gt is not None or a._full_grad):
+            if not (a._full_grad and a.stype == ROW_SPARSE
+                    and (a._gt is None or a._gt.is_leaf)):
+                return False
+            found = True
+    return found
 
 
 def _graph_standin(a):
@@ -580,7 +607,7 @@ def numbered_outputs(params, n):
     return [f"output{i}" for i in range(n)]
 
 
-def rule(op, *stypes, out, when=None):
+def rule(op, *stypes, out, when=None, values_grad=False, reads=None):
     """Attach a sparse kernel to ``op`` for the input storage types ``stypes``.
 
     Parameters
@@ -594,6 +621,17 @@ def rule(op, *stypes, out, when=None):
     when : dict or callable, optional
         Parameter values under which the row applies: a dict of equalities, or a
         predicate on the parameter dict whose docstring describes it.
+    values_grad : bool
+        Inside ``record()``, a row_sparse variable input may be differentiated through
+        the values the kernel reads (:meth:`Operator._dispatch_values`): the kernel is
+        differentiable in its row_sparse inputs' stored values, and the operator's
+        derivative with respect to a row the input does not store is zero unless the
+        kernel reads that row (``reads``). Then no dense graph tensor is made.
+    reads : callable, optional
+        ``reads(*arrays, **params)`` -> ``{input position: sorted unique row ids}``: the
+        rows of a row_sparse input the kernel reads, stored or not (e.g. ``dot(csr,
+        rsp)`` reads the columns the CSR array stores); the gradient goes to exactly
+        those rows. Without it, a kernel reads the stored rows only.
 
     The decorated kernel receives the arrays and every parameter as keywords,
     and returns an NDArray of storage type ``out``.
@@ -601,7 +639,7 @@ def rule(op, *stypes, out, when=None):
     pattern = stypes[0] if len(stypes) == 1 and isinstance(stypes[0], Many) else tuple(stypes)
 
     def register(fn):
-        op.add_rule(pattern, out, when, fn)
+        op.add_rule(pattern, out, when, fn, values_grad, reads)
         return fn
     return register
 

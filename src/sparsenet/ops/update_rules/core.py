@@ -382,13 +382,13 @@ class UpdateOperator(Operator):
                      f"written back) | |")
         return "\n".join(lines)
 
-    def add_rule(self, pattern, out, when, fn):
+    def add_rule(self, pattern, out, when, fn, values_grad=False, reads=None):
         if when is not None and not (isinstance(when, dict) and set(when) <= {"lazy_update"}):
             raise InvalidArgumentError(
                 f"rule for {self.name}: an update operator's rows may depend on "
                 f"lazy_update only (a dict condition), got {when!r}")
         self._plans.clear()
-        return super().add_rule(pattern, out, when, fn)
+        return super().add_rule(pattern, out, when, fn, values_grad, reads)
 
     # ------------------------------------------------------------------ plans
     def plan(self, stypes, lazy_update=None):
