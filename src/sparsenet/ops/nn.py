@@ -113,7 +113,8 @@ def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # no
 
 
 def _checked_ids(data, n):
-    ids = data if data.dtype == torch.int64 else data.to(torch.int64)
+    # int32 ids stay int32 (torch's embedding takes them); others become int64
+    ids = data if data.dtype in (torch.int64, torch.int32) else data.to(torch.int64)
     if ids.numel():
         lo, hi = torch.aminmax(ids)
         lo, hi = int(lo), int(hi)
@@ -162,6 +163,7 @@ def _embedding_rsp_weight(data, weight, **params):
         else:
             rows = weight._data.index_select(0, flat)
     else:
+        flat = flat.to(idx.dtype)
         pos = torch.searchsorted(idx, flat).clamp_(max=idx.numel() - 1)
         hit = (idx[pos] == flat).to(weight._data.dtype)
         mask = hit.reshape((-1,) + (1,) * (weight.ndim - 1))

@@ -180,8 +180,42 @@ def _sgd_mom_lazy(weight, grad, mom, *, lr=None, momentum=0.0, wd=0.0, rescale_g
     return weight
 
 
+def _sgd_mom_dense_many(items):
+    """SGD with momentum, dense gradients on dense weights and momenta, for a list of
+    ``(weight, grad, (mom,), params)``: the items sharing one parameter dict run together in
+    torch's multi-tensor kernels (a network's many small dense parameters in a few calls)."""
+    groups = {}
+    for w, g, s, p in items:
+        check_grad(w, g, "sgd_mom_update")
+        group = groups.get(id(p))
+        if group is None:
+            groups[id(p)] = group = (p, [], [], [])
+        group[1].append(w._t)
+        group[2].append(g._t)
+        group[3].append(s[0]._t)
+    for p, ws, gs, ms in groups.values():
+        lr = need_lr(p.get("lr"), "sgd_mom_update")
+        wd, momentum = p.get("wd", 0.0), p.get("momentum", 0.0)
+        rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
+        foreach_mul_(ms, momentum)
+        if wd:
+            foreach_add_(ms, ws, alpha=-lr * wd)
+        foreach_add_(ms, [rescale_clip(g, rescale_grad, clip_gradient) for g in gs], alpha=-lr)
+        foreach_add_(ws, ms)
+
+
+def _sgd_mom_dense(weight, grad, mom, **params):
+    """SGD with momentum on a dense weight with a dense gradient (the list kernel on one item,
+    so that a list update and one update per weight give the same bits)."""
+    _sgd_mom_dense_many([(weight, grad, (mom,), params)])
+    return weight
+
+
+_sgd_mom_dense.many = _sgd_mom_dense_many
+
+
 # ---------------------------------------------------------------------- momentum: operator
-@update_op(num_states=1, lazy=_sgd_mom_lazy)
+@update_op(num_states=1, lazy=_sgd_mom_lazy, dense=_sgd_mom_dense)
 def sgd_mom_update(weight, grad, mom, *, lr=None, momentum=0.0, wd=0.0, rescale_grad=1.0,
                    clip_gradient=-1.0, lazy_update=True):
     """SGD with momentum: ``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``.
