@@ -35,6 +35,7 @@ import zlib
 from typing import NamedTuple
 
 from ...base import InvalidArgumentError, SparsenetError
+from . import zstd_frames
 
 __all__ = ["compression_of", "open_read", "open_write", "check_write", "text_size_hint",
            "CompressedFileError", "CompressionUnavailableError", "CompressionFallbackWarning",
@@ -273,7 +274,10 @@ def open_read(path, fmt):
         else:
             inner = gzip.open(path, "rb")
     elif fmt == "zstd":
-        if kind == "zstandard":
+        if kind == "zstandard" and zstd_frames.FramedReader.usable(mod, path):
+            # frames that declare their size (sparsenet writes such files): in parallel
+            inner, errors = zstd_frames.FramedReader(mod, path), (mod.ZstdError,)
+        elif kind == "zstandard":
             inner, errors = _ZstdReader(mod, path), (mod.ZstdError,)
         else:
             inner, errors = mod.open(path, "rb"), (mod.ZstdError,)
@@ -291,7 +295,7 @@ def text_size_hint(path, fmt, size):
     """A cheap guess of the decompressed size of a ``size``-byte file (for preallocation).
 
     gzip: the last member's size field (modulo 4 GiB, so raised past ``size``);
-    zstd: the first frame's content size when its header holds it; otherwise
+    zstd: the sum of the frames' content sizes when every frame declares it; otherwise
     (and for xz, bz2) three times ``size``. Never above 1032 times ``size``
     (deflate's largest ratio), so a forged header cannot make readers reserve
     absurd amounts of memory.
@@ -312,11 +316,10 @@ def text_size_hint(path, fmt, size):
                     isize += 1 << 32
                 return min(isize, _MAX_RATIO * size)
             if fmt == "zstd":
-                head = f.read(18)
                 kind, mod = _zstd_module()
-                if kind == "zstandard" and head:
-                    n = mod.frame_content_size(head)
-                    return min(n, _MAX_RATIO * size) if n >= 0 else guess
+                if kind == "zstandard":
+                    n = zstd_frames.declared_sizes(path, mod)
+                    return min(n, _MAX_RATIO * size) if n is not None else guess
     except Exception:  # a hint only: the reader reports what is wrong with the file
         return guess
     return guess
@@ -332,29 +335,6 @@ def _level(fmt, compresslevel):
             f"save_libsvm: compresslevel for {fmt} must be an int in "
             f"[{spec.levels.start}, {spec.levels.stop - 1}], got {compresslevel!r}")
     return compresslevel
-
-
-class _ZstdWriter:
-    def __init__(self, zstandard, tmp, level):
-        self._raw = open(tmp, "wb")
-        # threads=1: a worker thread compresses while this one formats text
-        self._writer = zstandard.ZstdCompressor(level=level, threads=1).stream_writer(
-            self._raw, write_size=1 << 20, closefd=False)
-
-    def write(self, b):
-        return self._writer.write(b)
-
-    def close(self):
-        try:
-            self._writer.close()
-        finally:
-            self._raw.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 def check_write(path, compresslevel=None):
@@ -398,7 +378,7 @@ def open_write(path, tmp, compresslevel=None):
     if fmt == "zstd":
         kind, mod = _zstd_module()
         if kind == "zstandard":
-            return _ZstdWriter(mod, tmp, level)
+            return zstd_frames.FramedWriter(mod, tmp, level)
         return mod.open(tmp, "wb", level=level)
     if fmt == "xz":
         return lzma.open(tmp, "wb", preset=level)

@@ -1,0 +1,252 @@
+"""Zstandard files as independent frames: written a few MiB of text per frame, read with the
+frames decompressed in parallel.
+
+A ``.zst`` file may hold any number of frames one after the other (RFC 8878); ``zstd -d``
+and every reader decompress them in order. sparsenet writes one frame per
+:data:`FRAME_TEXT_BYTES` of text, each with its content size in its header, so a reader can
+find where each frame ends by walking the block headers (no decompression) and decompress
+several frames at once: the decoder releases the GIL, so a ``.zst`` file reads at up to
+twice one core's speed on two cores. Files whose frames do not declare their size, or
+declare more than :data:`MAX_FRAME_BYTES`, are read by the streaming reader instead.
+
+>>> import os, tempfile, zstandard
+>>> p = os.path.join(tempfile.mkdtemp(), 'x.svm.zst')
+>>> with FramedWriter(zstandard, p, 3, frame_bytes=8) as w:
+...     _ = w.write(b'1 0:1\\n' * 3)
+>>> [s.content for s in frame_spans(open(p, 'rb').read())]
+[8, 8, 2]
+>>> with FramedReader(zstandard, p) as r:
+...     r.read()
+b'1 0:1\\n1 0:1\\n1 0:1\\n'
+"""
+import collections
+import concurrent.futures
+import mmap
+import os
+import struct
+from typing import NamedTuple
+
+__all__ = ["FRAME_TEXT_BYTES", "MAX_FRAME_BYTES", "FramedWriter", "FramedReader", "Span",
+           "frame_spans", "declared_sizes"]
+
+#: Bytes of text per frame that sparsenet writes.
+FRAME_TEXT_BYTES = 4 << 20
+#: A frame declaring more content than this is not decompressed whole (streaming instead).
+MAX_FRAME_BYTES = 256 << 20
+
+_ZSTD_MAGIC = 0xFD2FB528
+_SKIPPABLE = 0x184D2A50  # ... 0x184D2A5F: skippable frames (metadata)
+
+
+class Span(NamedTuple):
+    """One frame: its bytes ``[start, stop)`` of the file, and its declared content size
+    (-1: not declared; 0 for a skippable frame)."""
+    start: int
+    stop: int
+    content: int
+
+
+def _frame_end(buf, start, zstandard):
+    """Where the frame starting at ``start`` ends, and its declared content size."""
+    n = len(buf)
+    if n - start < 8:
+        raise EOFError("the file ends inside a Zstandard frame header")
+    magic = struct.unpack_from("<I", buf, start)[0]
+    if magic & 0xFFFFFFF0 == _SKIPPABLE:
+        size = struct.unpack_from("<I", buf, start + 4)[0]
+        if start + 8 + size > n:
+            raise EOFError("the file ends inside a skippable Zstandard frame")
+        return start + 8 + size, 0
+    if magic != _ZSTD_MAGIC:
+        # builtin: compression._Checked turns it into CompressedFileError naming the file
+        raise ValueError(f"no Zstandard frame at byte {start} (magic 0x{magic:08X})")
+    head = bytes(buf[start:start + 18])
+    pos = start + zstandard.frame_header_size(head)
+    content = zstandard.frame_content_size(head)
+    checksum = head[4] & 0x04
+    while True:
+        if pos + 3 > n:
+            raise EOFError("the file ends inside a Zstandard frame")
+        b0, b1, b2 = buf[pos], buf[pos + 1], buf[pos + 2]
+        header = b0 | (b1 << 8) | (b2 << 16)
+        last, kind, size = header & 1, (header >> 1) & 3, header >> 3
+        if kind == 3:
+            # builtin: compression._Checked turns it into CompressedFileError naming the file
+            raise ValueError(f"reserved Zstandard block type at byte {pos}")
+        pos += 3 + (1 if kind == 1 else size)
+        if pos > n:
+            raise EOFError("the file ends inside a Zstandard block")
+        if last:
+            break
+    if checksum:
+        pos += 4
+        if pos > n:
+            raise EOFError("the file ends inside a Zstandard frame's checksum")
+    return pos, content
+
+
+def frame_spans(buf, start=0, limit=None, zstandard=None):
+    """The frames of the Zstandard bytes ``buf`` (any buffer), from ``start``: at most
+    ``limit`` of them (None: all) as :class:`Span` s. Raises EOFError for a file that ends
+    inside a frame, ValueError for bytes that are not a frame."""
+    if zstandard is None:
+        import zstandard  # optional: callers that reach here have it
+    spans, pos, n = [], start, len(buf)
+    while pos < n and (limit is None or len(spans) < limit):
+        stop, content = _frame_end(buf, pos, zstandard)
+        spans.append(Span(pos, stop, content))
+        pos = stop
+    return spans
+
+
+def declared_sizes(path, zstandard):
+    """The total content size the frames of ``path`` declare, or None when one does not
+    declare it (or the file cannot be walked): a size hint, never trusted for safety."""
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            sizes = [s.content for s in frame_spans(m, zstandard=zstandard)]
+    except (OSError, ValueError, EOFError):
+        return None
+    return None if not sizes or min(sizes) < 0 else sum(sizes)
+
+
+class FramedReader:
+    """The decompressed bytes of a ``.zst`` file whose frames all declare their size (at most
+    :data:`MAX_FRAME_BYTES`): the frames are found by their block headers and decompressed
+    in a pool of threads, up to ``ahead`` frames in advance (memory: about ``ahead`` frames
+    of text). ``read`` raises EOFError for a truncated file and ``zstandard.ZstdError`` for
+    corrupt data, when it reaches them."""
+
+    def __init__(self, zstandard, path, workers=2, ahead=4):
+        self._zstd = zstandard
+        self._file = open(path, "rb")
+        size = os.fstat(self._file.fileno()).st_size
+        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        self._pos = 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
+        self._pending = collections.deque()
+        self._ahead = ahead
+        self._pieces, self._have, self._eof = collections.deque(), 0, False
+
+    @staticmethod
+    def usable(zstandard, path):
+        """Whether every frame of ``path`` declares its content size, at most
+        :data:`MAX_FRAME_BYTES` (sparsenet's own files do). Walking the block headers costs
+        no decompression; a file that cannot be walked (truncated, corrupt) is left to the
+        streaming reader, which reports it."""
+        try:
+            with open(path, "rb") as f, mmap.mmap(f.fileno(), 0,
+                                                   access=mmap.ACCESS_READ) as m:
+                sizes = [sp.content for sp in frame_spans(m, zstandard=zstandard)]
+        except (OSError, ValueError, EOFError, zstandard.ZstdError):
+            return False
+        return bool(sizes) and all(0 <= n <= MAX_FRAME_BYTES for n in sizes)
+
+    def _decode(self, span):
+        view = memoryview(self._map)[span.start:span.stop]
+        try:
+            return self._zstd.ZstdDecompressor().decompress(view, max_output_size=span.content)
+        finally:
+            view.release()
+
+    def _fill(self):
+        while len(self._pending) < self._ahead and self._pos < len(self._map):
+            span = frame_spans(self._map, self._pos, 1, self._zstd)[0]
+            self._pos = span.stop
+            if span.content == 0:
+                continue  # skippable, or empty
+            if not 0 < span.content <= MAX_FRAME_BYTES:  # usable() checked: a changed file
+                # builtin: compression._Checked turns it into CompressedFileError naming it
+                raise ValueError(f"a Zstandard frame at byte {span.start} does not declare a "
+                                 f"content size of at most {MAX_FRAME_BYTES} bytes")
+            self._pending.append(self._pool.submit(self._decode, span))
+
+    def read(self, n=-1):
+        """Up to ``n`` bytes (all when ``n < 0``); fewer only at the end or to save a copy."""
+        if n is None or n < 0:
+            n = float("inf")
+        while self._have < n and not self._eof:
+            self._fill()
+            if not self._pending:
+                self._eof = True
+                break
+            piece = self._pending.popleft().result()
+            if piece:
+                self._pieces.append(piece)
+                self._have += len(piece)
+        if not self._pieces:
+            return b""
+        if len(self._pieces[0]) > n:  # split the first piece
+            first = self._pieces[0]
+            self._pieces[0] = first[n:]
+            self._have -= n
+            return first[:n]
+        take, size = 0, 0
+        for piece in self._pieces:
+            if size + len(piece) > n:
+                break
+            size += len(piece)
+            take += 1
+        out = [self._pieces.popleft() for _ in range(take)]
+        self._have -= size
+        return out[0] if take == 1 else b"".join(out)
+
+    def close(self):
+        for future in self._pending:
+            future.cancel()
+        self._pool.shutdown(wait=True)
+        if isinstance(self._map, mmap.mmap):
+            self._map.close()
+        self._file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class FramedWriter:
+    """Writes a ``.zst`` file as one frame per ``frame_bytes`` of text, each declaring its
+    content size; a background thread compresses while the caller formats text."""
+
+    def __init__(self, zstandard, tmp, level, frame_bytes=None):
+        self._raw = open(tmp, "wb")
+        self._cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
+        self._frame = FRAME_TEXT_BYTES if frame_bytes is None else frame_bytes
+        self._buf, self._size = [], 0
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
+        self._pending = collections.deque()
+
+    def _flush(self, force=False):
+        while self._size >= self._frame or (force and self._size):
+            data = b"".join(self._buf)
+            frame, rest = data[:self._frame], data[self._frame:]
+            self._buf, self._size = ([rest], len(rest)) if rest else ([], 0)
+            self._pending.append(self._pool.submit(self._cctx.compress, frame))
+            while len(self._pending) > 2 or (force and self._pending):
+                self._raw.write(self._pending.popleft().result())
+
+    def write(self, b):
+        self._buf.append(bytes(b))
+        self._size += len(b)
+        if self._size >= self._frame:
+            self._flush()
+        return len(b)
+
+    def close(self):
+        try:
+            if self._size == 0 and not self._pending and self._raw.tell() == 0:
+                self._raw.write(self._cctx.compress(b""))  # an empty file is still one frame
+            self._flush(force=True)
+            while self._pending:
+                self._raw.write(self._pending.popleft().result())
+        finally:
+            self._pool.shutdown(wait=True)
+            self._raw.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,116 @@
+"""Issue 22: .zst files written as frames that declare their size, read with the frames
+decompressed in parallel. The reference is the zstandard package's own streaming reader
+(and the text itself); foreign files (one frame without a declared size, frames mixed,
+skippable frames) take the streaming reader and give the same bytes."""
+import io
+import os
+
+import numpy as np
+import pytest
+
+import sparsenet as mx
+from sparsenet.io.libsvm import zstd_frames
+from sparsenet.io.libsvm.compression import CompressedFileError, open_read
+
+zstandard = pytest.importorskip("zstandard")
+
+
+def _text(rows=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    lines = [f"{rng.integers(0, 2)} " + " ".join(f"{j}:{rng.random():.4f}" for j in
+                                                 sorted(rng.choice(50, 5, replace=False)))
+             for _ in range(rows)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _reference(path):
+    with open(path, "rb") as f:
+        return zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True).read()
+
+
+def _read_all(path, size=1 << 14):
+    out = []
+    with open_read(path, "zstd") as f:
+        while True:
+            b = f.read(size)
+            if not b:
+                return b"".join(out)
+            out.append(bytes(b))
+
+
+def test_save_libsvm_writes_sized_frames_read_in_parallel(tmp_path, monkeypatch):
+    monkeypatch.setattr(zstd_frames, "FRAME_TEXT_BYTES", 300)
+    x = mx.nd.array(np.eye(400, 30, dtype=np.float32) * 2).tostype("csr")
+    y = mx.nd.array(np.arange(400) % 3)
+    path = str(tmp_path / "d.svm.zst")
+    mx.io.save_libsvm(path, x, y)
+    data = open(path, "rb").read()
+    spans = zstd_frames.frame_spans(data)
+    assert len(spans) > 1 and all(s.content > 0 for s in spans)
+    assert zstd_frames.FramedReader.usable(zstandard, path)
+    assert _read_all(path) == _reference(path)
+    back, labels = mx.io.load_libsvm(path, num_features=30)
+    np.testing.assert_array_equal(back.asnumpy(), x.asnumpy())
+    np.testing.assert_array_equal(labels.asnumpy(), y.asnumpy())
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 1 << 12, 1 << 20])
+def test_framed_reader_returns_the_bytes_in_any_read_size(tmp_path, chunk):
+    text = _text()
+    path = str(tmp_path / "t.svm.zst")
+    with zstd_frames.FramedWriter(zstandard, path, 3, frame_bytes=5000) as w:
+        for i in range(0, len(text), 3333):
+            w.write(text[i:i + 3333])
+    assert _reference(path) == text
+    with zstd_frames.FramedReader(zstandard, path) as r:
+        out = []
+        while True:
+            b = r.read(chunk)
+            if not b:
+                break
+            assert len(b) <= chunk
+            out.append(b)
+    assert b"".join(out) == text
+
+
+def test_foreign_files_take_the_streaming_reader(tmp_path):
+    text = _text(seed=1)
+    single = tmp_path / "single.svm.zst"  # one frame, no content size (zstd's streaming mode)
+    buf = io.BytesIO()
+    with zstandard.ZstdCompressor().stream_writer(buf, closefd=False) as w:
+        w.write(text)
+    single.write_bytes(buf.getvalue())
+    assert not zstd_frames.FramedReader.usable(zstandard, str(single))
+    assert _read_all(str(single)) == text
+    mixed = tmp_path / "mixed.svm.zst"  # a sized frame, then the unsized one
+    sized = zstandard.ZstdCompressor().compress(text)
+    mixed.write_bytes(sized + buf.getvalue())
+    assert not zstd_frames.FramedReader.usable(zstandard, str(mixed))
+    assert _read_all(str(mixed)) == text + text
+    skippable = tmp_path / "skip.svm.zst"  # a skippable (metadata) frame between sized ones
+    skip = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"abc"
+    skippable.write_bytes(sized + skip + sized)
+    assert zstd_frames.FramedReader.usable(zstandard, str(skippable))
+    assert _read_all(str(skippable)) == text + text == _reference(str(skippable))
+
+
+def test_empty_input_is_one_empty_frame(tmp_path):
+    path = str(tmp_path / "e.svm.zst")
+    with zstd_frames.FramedWriter(zstandard, path, 3):
+        pass
+    assert _reference(path) == b"" and _read_all(path) == b""
+    assert os.path.getsize(path) > 0
+
+
+@pytest.mark.parametrize("cut", [5, 100, -3])
+def test_a_truncated_framed_file_names_the_file(tmp_path, cut):
+    text = _text(seed=2)
+    path = tmp_path / "t.svm.zst"
+    with zstd_frames.FramedWriter(zstandard, str(path), 3, frame_bytes=4000) as w:
+        w.write(text)
+    data = path.read_bytes()
+    path.write_bytes(data[:cut] if cut > 0 else data[:cut])
+    with pytest.raises(CompressedFileError, match=str(path)):
+        _read_all(str(path))
+    with pytest.raises(mx.MXNetError, match=str(path)):
+        mx.io.load_libsvm(str(path), num_features=50)
