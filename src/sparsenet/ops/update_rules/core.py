@@ -253,8 +253,10 @@ def check_hyperparameters(opname, weight, params):
     """
     limit = None
     for name, value in params.items():
-        if value.__class__ is bool or not isinstance(value, numbers.Real):
-            continue
+        kind = value.__class__
+        if kind is not float and kind is not int and (
+                kind is bool or not isinstance(value, numbers.Real)):
+            continue  # (the exact-type tests first: this runs for every update)
         if limit is None:
             wt = weight._t if weight.stype == DEFAULT else weight._data
             limit = _HYPER_LIMIT.get(wt.dtype, _HYPER_LIMIT_DEFAULT)
