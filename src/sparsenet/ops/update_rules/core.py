@@ -475,9 +475,13 @@ class UpdateOperator(Operator):
         array([0.75, 0.75, 0.75], dtype=float32)
         """
         plans, default, groups = self._plans, self._lazy_default, {}
+        checked = {}  # id(params) -> the weight dtype it was checked for (items share dicts)
         for item in zip(weights, grads, states, params):
             w, g, s, p = item
-            check_hyperparameters(self.name, w, p)
+            dtype = w._t.dtype if w._t is not None else w._data.dtype
+            if checked.get(id(p)) is not dtype:
+                check_hyperparameters(self.name, w, p)
+                checked[id(p)] = dtype
             stypes = (w.stype, g.stype, *[x.stype for x in s]) if s else (w.stype, g.stype)
             kernel = plans.get((stypes, p.get("lazy_update", default)))
             if kernel is None:
