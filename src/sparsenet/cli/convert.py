@@ -55,6 +55,7 @@ from ..io.libsvm.compression import SUFFIXES
 from ..io.libsvm.load import load_libsvm
 from ..io.libsvm.save import save_libsvm
 from . import convert_arrays
+from .arg_types import positive_int
 
 __all__ = ["add_parser", "run", "format_of", "read", "write", "DEFAULT_MAX_DENSE_BYTES"]
 
@@ -224,27 +225,17 @@ def add_parser(subparsers):
     parser.add_argument("input", metavar="IN", help="the file to read (format from its suffix)")
     parser.add_argument("output", metavar="OUT",
                         help="the file to write (format from its suffix; replaced atomically)")
-    parser.add_argument("--features", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("--features", type=positive_int, default=None, metavar="N",
                         help="number of feature columns (default: the largest index + 1, or "
                              "the input's width)")
     parser.add_argument("--index-base", type=int, choices=(0, 1), default=0,
                         help="feature indices of the LibSVM side count from 0 (MXNet's "
                              "default) or 1")
-    parser.add_argument("--max-dense-bytes", type=_positive_int,
+    parser.add_argument("--max-dense-bytes", type=positive_int,
                         default=DEFAULT_MAX_DENSE_BYTES, metavar="B",
                         help="refuse a dense (.csv) table larger than this many bytes "
                              "(rows x (features + 1) x 8; default 1 GiB)")
     return parser
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
 
 
 def run(args):

@@ -25,6 +25,7 @@ from .. import autograd, config, gluon
 from .. import ndarray as nd
 from ..context import cpu, gpu, num_gpus
 from ..io import LibSVMIter
+from .arg_types import density, positive_int
 from ._seed000 import VARIANTS, TorchModel, build_net, save_as_libsvm, torch_batches, torch_epoch
 
 __all__ = ["add_parser", "run", "generate"]
@@ -141,26 +142,6 @@ def walkthrough(out, num_samples, num_features, density, seed, batch_size):
     _storage_inference()
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _density(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a density in (0, 1], got {text!r}")
-    return value
-
-
 def add_parser(subparsers):
     """Add the ``demo`` subparser to ``subparsers`` and return it.
 
@@ -174,13 +155,13 @@ def add_parser(subparsers):
         description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="demo_output", metavar="DIR",
                         help="folder for the generated LibSVM file (default: demo_output)")
-    parser.add_argument("--rows", type=_positive_int, default=1000, metavar="N",
+    parser.add_argument("--rows", type=positive_int, default=1000, metavar="N",
                         help="rows of the generated data (default: 1000, the tutorial's)")
-    parser.add_argument("--features", type=_positive_int, default=1000000, metavar="N",
+    parser.add_argument("--features", type=positive_int, default=1000000, metavar="N",
                         help="columns of the generated data (default: 1,000,000)")
-    parser.add_argument("--density", type=_density, default=1e-5,
+    parser.add_argument("--density", type=density, default=1e-5,
                         help="fraction of stored values (default: 1e-5)")
-    parser.add_argument("--batch-size", type=_positive_int, default=10, metavar="N",
+    parser.add_argument("--batch-size", type=positive_int, default=10, metavar="N",
                         help="rows per batch (default: 10)")
     parser.add_argument("--seed", type=int, default=42, help="NumPy seed of the data (default: 42)")
     return parser

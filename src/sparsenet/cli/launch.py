@@ -31,6 +31,7 @@ from torch.distributed.elastic.multiprocessing.api import SignalException
 from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
 from . import _worker
+from .arg_types import number, port, positive_seconds
 
 __all__ = ["add_parser", "run", "torchrun_argv", "root_cause_first", "TIMEOUT_ENV", "WORKER",
            "PEER_LOST"]
@@ -60,45 +61,16 @@ several machines: run plain torchrun on every node, e.g.
 (see docs/distributed.md)."""
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer number of processes, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected a positive integer number of processes, got {value}")
-    return value
-
-
-def _port(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a TCP port in [1, 65535], got {text!r}")
-    return value
-
-
-def _positive_seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(
-            f"expected a positive, finite number of seconds, got {text!r}")
-    return value
-
-
 def _script(path):
     if not os.path.isfile(path):
         what = "is a directory" if os.path.isdir(path) else "no such file"
         raise argparse.ArgumentTypeError(
             f"expected the path of a Python script to run, got {path!r} ({what})")
     return path
+
+
+_nproc = number(int, lambda v: v >= 1, "a positive integer number of processes",
+                show_value=True)
 
 
 def add_parser(subparsers):
@@ -113,11 +85,11 @@ def add_parser(subparsers):
         "launch", help="run a training script as N processes on this machine (torchrun)",
         description=_DESCRIPTION, epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("-n", "--nproc", type=_positive_int, required=True, metavar="N",
+    parser.add_argument("-n", "--nproc", type=_nproc, required=True, metavar="N",
                         help="number of worker processes (ranks), a positive integer")
-    parser.add_argument("--master-port", type=_port, default=None, metavar="P",
+    parser.add_argument("--master-port", type=port, default=None, metavar="P",
                         help="TCP port of the rendezvous on 127.0.0.1 (default: a free port)")
-    parser.add_argument("--timeout", type=_positive_seconds, default=None, metavar="S",
+    parser.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
                         help=f"seconds a collective may wait before it fails: sets {TIMEOUT_ENV} "
                              "for the workers (default: the store's default, 600)")
     parser.add_argument("script", type=_script, metavar="script.py",

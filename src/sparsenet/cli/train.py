@@ -25,9 +25,10 @@ from .fit_loop import fit, read_history
 from .model_dir import (MODEL_FILE, MODELS, build_model, new_config, parse_hidden,
                         read_config)
 from ._plotting import pyplot
+from .arg_types import non_negative_float, positive_int
 from .plot_curves import plot_history
 
-__all__ = ["add_parser", "run", "OPTIMIZERS", "context_of", "positive_int"]
+__all__ = ["add_parser", "run", "OPTIMIZERS", "context_of"]
 
 #: ``--optimizer`` -> its default learning rate
 OPTIMIZERS = {"sgd": 0.1, "adam": 0.01, "adagrad": 0.1, "ftrl": 0.1}
@@ -40,27 +41,6 @@ examples:
   sparsenet train train.svm --features 4096 --out fm/ --epochs 8 --resume   # 3 more epochs
   sparsenet eval model/ test.svm
   sparsenet predict model/ test.svm --out preds.txt"""
-
-
-def positive_int(text):
-    """argparse type: a positive integer."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _non_negative_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a non-negative number, got {text!r}")
-    return value
 
 
 def _lazy(text):
@@ -110,9 +90,9 @@ def add_parser(subparsers):
     p.add_argument("--lazy", type=_lazy, default=True, metavar="true|false|exact",
                    help="lazy updates from row_sparse gradients (default true); exact "
                         "catches up skipped steps so lazy training equals dense training")
-    p.add_argument("--lr", type=_non_negative_float, metavar="LR",
+    p.add_argument("--lr", type=non_negative_float, metavar="LR",
                    help="learning rate (default: sgd 0.1, adam 0.01, adagrad 0.1, ftrl 0.1)")
-    p.add_argument("--wd", type=_non_negative_float, default=0.0, help="weight decay")
+    p.add_argument("--wd", type=non_negative_float, default=0.0, help="weight decay")
     p.add_argument("--epochs", type=positive_int, default=3,
                    help="total epochs, those of a resumed run included (default 3)")
     p.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
