@@ -45,11 +45,11 @@ the number of columns (at least the largest index + 1).
 import argparse
 import os
 import sys
-import tempfile
 
 import numpy as np
 import scipy.sparse
 
+from ..atomic import atomic_write
 from ..base import FileFormatError, InvalidArgumentError
 from ..io.libsvm.compression import SUFFIXES
 from ..io.libsvm.load import load_libsvm
@@ -168,21 +168,6 @@ def read(path, num_features=None, index_base=0, max_dense_bytes=DEFAULT_MAX_DENS
     return csr, table[:, 0].astype(np.float32)
 
 
-def _replace(path, write_to, suffix):
-    """Write through ``write_to(tmp)`` into a temporary file, then move it onto ``path``."""
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".sparsenet-convert-", suffix=suffix)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write_to(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def write(path, csr, label, num_features=None, index_base=0,
           max_dense_bytes=DEFAULT_MAX_DENSE_BYTES):
     """Write ``csr`` (SciPy CSR) and ``label`` to ``path`` in the format its suffix names."""
@@ -196,7 +181,7 @@ def write(path, csr, label, num_features=None, index_base=0,
         arrays = {"data": csr.data, "indices": csr.indices, "indptr": csr.indptr,
                   "format": b"csr", "shape": np.array(csr.shape),
                   "label": np.asarray(label, np.float32)}
-        _replace(path, lambda f: np.savez_compressed(f, **arrays), ".npz")
+        atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
     else:
         rows, features = csr.shape
         _check_dense(rows, features, max_dense_bytes, path)
@@ -208,7 +193,7 @@ def write(path, csr, label, num_features=None, index_base=0,
                 table = np.concatenate([np.asarray(label[r0:r0 + step], np.float32)[:, None],
                                         block], axis=1)
                 np.savetxt(f, table, fmt="%.9g", delimiter=",")
-        _replace(path, write_csv, ".csv")
+        atomic_write(path, write_csv)
 
 
 def add_parser(subparsers):
