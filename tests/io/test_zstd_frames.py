@@ -47,7 +47,7 @@ def test_save_libsvm_writes_sized_frames_read_in_parallel(tmp_path, monkeypatch)
     data = open(path, "rb").read()
     spans = zstd_frames.frame_spans(data)
     assert len(spans) > 1 and all(s.content > 0 for s in spans)
-    assert zstd_frames.FramedReader.usable(zstandard, path)
+    assert zstd_frames.FramedReader.open(zstandard, path) is not None
     assert _read_all(path) == _reference(path)
     back, labels = mx.io.load_libsvm(path, num_features=30)
     np.testing.assert_array_equal(back.asnumpy(), x.asnumpy())
@@ -62,7 +62,7 @@ def test_framed_reader_returns_the_bytes_in_any_read_size(tmp_path, chunk):
         for i in range(0, len(text), 3333):
             w.write(text[i:i + 3333])
     assert _reference(path) == text
-    with zstd_frames.FramedReader(zstandard, path) as r:
+    with zstd_frames.FramedReader.open(zstandard, path) as r:
         out = []
         while True:
             b = r.read(chunk)
@@ -80,17 +80,17 @@ def test_foreign_files_take_the_streaming_reader(tmp_path):
     with zstandard.ZstdCompressor().stream_writer(buf, closefd=False) as w:
         w.write(text)
     single.write_bytes(buf.getvalue())
-    assert not zstd_frames.FramedReader.usable(zstandard, str(single))
+    assert zstd_frames.FramedReader.open(zstandard, str(single)) is None
     assert _read_all(str(single)) == text
     mixed = tmp_path / "mixed.svm.zst"  # a sized frame, then the unsized one
     sized = zstandard.ZstdCompressor().compress(text)
     mixed.write_bytes(sized + buf.getvalue())
-    assert not zstd_frames.FramedReader.usable(zstandard, str(mixed))
+    assert zstd_frames.FramedReader.open(zstandard, str(mixed)) is None
     assert _read_all(str(mixed)) == text + text
     skippable = tmp_path / "skip.svm.zst"  # a skippable (metadata) frame between sized ones
     skip = (0x184D2A50).to_bytes(4, "little") + (3).to_bytes(4, "little") + b"abc"
     skippable.write_bytes(sized + skip + sized)
-    assert zstd_frames.FramedReader.usable(zstandard, str(skippable))
+    assert zstd_frames.FramedReader.open(zstandard, str(skippable)) is not None
     assert _read_all(str(skippable)) == text + text == _reference(str(skippable))
 
 

@@ -274,9 +274,10 @@ def open_read(path, fmt):
         else:
             inner = gzip.open(path, "rb")
     elif fmt == "zstd":
-        if kind == "zstandard" and zstd_frames.FramedReader.usable(mod, path):
-            # frames that declare their size (sparsenet writes such files): in parallel
-            inner, errors = zstd_frames.FramedReader(mod, path), (mod.ZstdError,)
+        # frames that declare their size (sparsenet writes such files): in parallel
+        framed = zstd_frames.FramedReader.open(mod, path) if kind == "zstandard" else None
+        if framed is not None:
+            inner, errors = framed, (mod.ZstdError,)
         elif kind == "zstandard":
             inner, errors = _ZstdReader(mod, path), (mod.ZstdError,)
         else:

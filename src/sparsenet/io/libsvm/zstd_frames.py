@@ -15,7 +15,7 @@ declare more than :data:`MAX_FRAME_BYTES`, are read by the streaming reader inst
 ...     _ = w.write(b'1 0:1\\n' * 3)
 >>> [s.content for s in frame_spans(open(p, 'rb').read())]
 [8, 8, 2]
->>> with FramedReader(zstandard, p) as r:
+>>> with FramedReader.open(zstandard, p) as r:
 ...     r.read()
 b'1 0:1\\n1 0:1\\n1 0:1\\n'
 """
@@ -117,30 +117,32 @@ class FramedReader:
     of text). ``read`` raises EOFError for a truncated file and ``zstandard.ZstdError`` for
     corrupt data, when it reaches them."""
 
-    def __init__(self, zstandard, path, workers=2, ahead=4):
+    def __init__(self, zstandard, path, spans, workers=2, ahead=4):
         self._zstd = zstandard
         self._file = open(path, "rb")
         size = os.fstat(self._file.fileno()).st_size
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        self._pos = 0
+        self._spans = collections.deque(sp for sp in spans if sp.content > 0)
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
         self._pending = collections.deque()
         self._ahead = ahead
         self._pieces, self._have, self._eof = collections.deque(), 0, False
 
-    @staticmethod
-    def usable(zstandard, path):
-        """Whether every frame of ``path`` declares its content size, at most
-        :data:`MAX_FRAME_BYTES` (sparsenet's own files do). Walking the block headers costs
-        no decompression; a file that cannot be walked (truncated, corrupt) is left to the
-        streaming reader, which reports it."""
+    @classmethod
+    def open(cls, zstandard, path):
+        """A reader of ``path`` when every frame declares its content size, at most
+        :data:`MAX_FRAME_BYTES` (sparsenet's own files do), else None. The frames are found
+        once, by their block headers (no decompression); a file that cannot be walked
+        (truncated, corrupt) gives None too, for the streaming reader to report."""
         try:
             with open(path, "rb") as f, mmap.mmap(f.fileno(), 0,
                                                    access=mmap.ACCESS_READ) as m:
-                sizes = [sp.content for sp in frame_spans(m, zstandard=zstandard)]
+                spans = frame_spans(m, zstandard=zstandard)
         except (OSError, ValueError, EOFError, zstandard.ZstdError):
-            return False
-        return bool(sizes) and all(0 <= n <= MAX_FRAME_BYTES for n in sizes)
+            return None
+        if not spans or not all(0 <= sp.content <= MAX_FRAME_BYTES for sp in spans):
+            return None
+        return cls(zstandard, path, spans)
 
     def _decode(self, span):
         view = memoryview(self._map)[span.start:span.stop]
@@ -150,16 +152,8 @@ class FramedReader:
             view.release()
 
     def _fill(self):
-        while len(self._pending) < self._ahead and self._pos < len(self._map):
-            span = frame_spans(self._map, self._pos, 1, self._zstd)[0]
-            self._pos = span.stop
-            if span.content == 0:
-                continue  # skippable, or empty
-            if not 0 < span.content <= MAX_FRAME_BYTES:  # usable() checked: a changed file
-                # builtin: compression._Checked turns it into CompressedFileError naming it
-                raise ValueError(f"a Zstandard frame at byte {span.start} does not declare a "
-                                 f"content size of at most {MAX_FRAME_BYTES} bytes")
-            self._pending.append(self._pool.submit(self._decode, span))
+        while len(self._pending) < self._ahead and self._spans:
+            self._pending.append(self._pool.submit(self._decode, self._spans.popleft()))
 
     def read(self, n=-1):
         """Up to ``n`` bytes (all when ``n < 0``); fewer only at the end or to save a copy."""
