@@ -75,6 +75,16 @@ class RowSparseNDArray(BaseSparseNDArray):
     def _with_data(self, values):
         return RowSparseNDArray._from_parts(values, self._indices, self._shape)
 
+    def _stores_every_row(self):
+        """Whether every row is stored (indices are unique, so then ``0 .. rows-1``): the
+        stored values are the dense array, row ``i`` at position ``i``.
+
+        >>> import sparsenet as mx
+        >>> mx.nd.ones((3, 2)).tostype('row_sparse')._stores_every_row()
+        True
+        """
+        return self._indices.shape[0] == self._shape[0]
+
     def _values_view(self, read=None):
         """This variable as a row_sparse array whose values autograd differentiates: the
         stored rows, plus as zeros the rows of ``read`` (sorted unique row ids a kernel

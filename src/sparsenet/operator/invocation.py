@@ -209,7 +209,7 @@ def _graph_input(a):
     t = a._graph_tensor()
     if t is not None:
         return t
-    if a.stype == ROW_SPARSE and a._data.requires_grad and a._indices.shape[0] == a.shape[0]:
+    if a.stype == ROW_SPARSE and a._data.requires_grad and a._stores_every_row():
         return a._data
     return a._dense_tensor()
 

@@ -299,7 +299,7 @@ def _dot_csr_rsp(lhs, rhs, **p):
     if rhs._data.shape[0] == 0 or lhs._data.numel() == 0:
         return NDArray(torch.zeros(lhs.shape[0], rhs.shape[1], dtype=rhs._data.dtype,
                                    device=rhs.device))
-    if rhs._indices.shape[0] == rhs._shape[0]:
+    if rhs._stores_every_row():
         # every row stored (a Module's weight): the stored values are the dense weight
         return NDArray(csr_dense_mm(lhs, rhs._data, _wants_sparse_grad(rhs)))
     pos, hit = _rsp_positions(rhs, lhs._indices)

@@ -380,7 +380,7 @@ def _take_csr(a, indices, *, axis=0, mode="clip"):
 @rule(retain, ROW_SPARSE, DEFAULT, out=ROW_SPARSE)
 def _retain_rsp(data, indices):
     ids = _checked_row_ids(indices._t, data.shape[0])
-    if data._indices.numel() == data.shape[0]:  # every row stored: positions are row ids
+    if data._stores_every_row():  # positions are row ids
         return RowSparseNDArray._from_parts(data._data.index_select(0, ids), ids, data.shape)
     out = torch.zeros((ids.numel(),) + data.shape[1:], dtype=data._data.dtype,
                       device=data.device)

@@ -157,7 +157,7 @@ def _embedding_rsp_weight(data, weight, **params):
     if idx.numel() == 0:
         rows = torch.zeros(flat.numel(), *weight.shape[1:], dtype=weight._data.dtype,
                            device=weight.device)
-    elif idx.numel() == weight.shape[0]:  # every row stored (a Module's weight): ids are rows
+    elif weight._stores_every_row():  # a Module's weight: ids are positions
         if weight.ndim == 2:
             rows = F.embedding(flat, weight._data, sparse=_wants_sparse_grad(weight))
         else:

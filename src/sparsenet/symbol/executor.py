@@ -110,7 +110,7 @@ def _full_rows(a):
     read it (``dot(csr, w)``, ``Embedding``) then give gradients over the rows a
     batch touches, and none builds a dense copy of the weight per step.
     """
-    return a.stype == ROW_SPARSE and a._indices.shape[0] == a._shape[0]
+    return a.stype == ROW_SPARSE and a._stores_every_row()
 
 
 class Executor:

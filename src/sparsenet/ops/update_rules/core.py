@@ -80,9 +80,9 @@ def full_rows(arr, opname, role="state"):
     if arr.stype != ROW_SPARSE:
         raise StorageTypeError(f"{opname}: the {role} must be dense or row_sparse, got "
                                f"{arr.stype}")
-    rows = arr.shape[0]
-    if arr._indices.numel() == rows:
+    if arr._stores_every_row():
         return arr._data
+    rows = arr.shape[0]
     if role == "weight":
         raise SparsenetError(
             f"{opname}: a row_sparse weight must store all its rows, this one stores "
