@@ -55,7 +55,7 @@ from ..registry import Operator, _write_out, rule
 
 __all__ = ["UpdateOperator", "update_op", "register_update_rules", "full_rows", "chunk_bytes",
            "row_chunks", "dense_rows", "rescale_clip", "scaled_grad_alpha", "grad_plus_wd",
-           "moments", "need_lr", "check_hyperparameters", "sqrt_",
+           "moments", "need_lr", "check_hyperparameters", "sqrt_", "by_params",
            "check_grad", "lazy_rows", "standard_rows", "no_clip", "LAZY", "STANDARD"]
 
 #: Rule-row conditions of update operators (their plans are keyed on ``lazy_update``).
@@ -219,6 +219,24 @@ def sqrt_(t):
         np.sqrt(a, out=a)
         return t
     return t.sqrt_()
+
+
+def by_params(items):
+    """The ``(weight, grad, states, params)`` items of a list update grouped by their
+    parameter dict (the same object): ``[(params, [items...]), ...]`` in first-seen order.
+
+    >>> p, q = {'lr': 1.0}, {'lr': 2.0}
+    >>> [(d['lr'], len(group)) for d, group in by_params([(1, 1, (), p), (2, 2, (), q),
+    ...                                                    (3, 3, (), p)])]
+    [(1.0, 2), (2.0, 1)]
+    """
+    groups = {}
+    for item in items:
+        group = groups.get(id(item[3]))
+        if group is None:
+            groups[id(item[3])] = group = (item[3], [])
+        group[1].append(item)
+    return list(groups.values())
 
 
 def need_lr(lr, opname):

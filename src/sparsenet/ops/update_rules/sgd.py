@@ -21,6 +21,7 @@ from ...ndarray.ndarray import wrap
 from ...torch_compat import foreach_add_, foreach_mul_
 from .. import row_kernels
 from .core import (
+    by_params,
     check_grad,
     full_rows,
     need_lr,
@@ -92,13 +93,8 @@ def _sgd_dense_many(items):
     """Plain SGD, dense gradients on dense weights, for a list of ``(weight, grad, states,
     params)``: the items sharing one parameter dict run together (the native kernel checks
     the tensors it takes; the others are checked here)."""
-    groups = {}
-    for w, g, _, p in items:
-        group = groups.get(id(p))
-        if group is None:
-            groups[id(p)] = group = (p, [])
-        group[1].append((w._t, g._t))  # the row's storage types: both dense
-    for p, pairs in groups.values():
+    for p, group in by_params(items):
+        pairs = [(w._t, g._t) for w, g, _, _ in group]  # the row's storage types: both dense
         lr, wd = need_lr(p.get("lr"), "sgd_update"), p.get("wd", 0.0)
         rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
         if not wd and no_clip(clip_gradient):
@@ -184,16 +180,11 @@ def _sgd_mom_dense_many(items):
     """SGD with momentum, dense gradients on dense weights and momenta, for a list of
     ``(weight, grad, (mom,), params)``: the items sharing one parameter dict run together in
     torch's multi-tensor kernels (a network's many small dense parameters in a few calls)."""
-    groups = {}
-    for w, g, s, p in items:
+    for w, g, _, _ in items:
         check_grad(w, g, "sgd_mom_update")
-        group = groups.get(id(p))
-        if group is None:
-            groups[id(p)] = group = (p, [], [], [])
-        group[1].append(w._t)
-        group[2].append(g._t)
-        group[3].append(s[0]._t)
-    for p, ws, gs, ms in groups.values():
+    for p, group in by_params(items):
+        ws, gs = [w._t for w, _, _, _ in group], [g._t for _, g, _, _ in group]
+        ms = [s[0]._t for _, _, s, _ in group]
         lr = need_lr(p.get("lr"), "sgd_mom_update")
         wd, momentum = p.get("wd", 0.0), p.get("momentum", 0.0)
         rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
