@@ -108,14 +108,14 @@ def _sorted_row_sums(raw, vals):
     stable sort of the ids, one gather of each row's first values, then the repeats added
     in their original order (few, in an Embedding's gradient)."""
     ids, perm = raw.sort(stable=True)
-    rows, counts = torch.unique_consecutive(ids, return_counts=True)
+    rows, where, counts = torch.unique_consecutive(ids, return_inverse=True,
+                                                    return_counts=True)
     starts = torch.cumsum(counts, 0) - counts
     sums = vals.index_select(0, perm[starts])
     if rows.numel() != ids.numel():  # repeats: add each to its row's first values
         later = torch.ones(ids.numel(), dtype=torch.bool)
         later[starts] = False
-        where = torch.repeat_interleave(torch.arange(rows.numel()), counts)[later]
-        sums.index_add_(0, where, vals.index_select(0, perm[later]))
+        sums.index_add_(0, where[later], vals.index_select(0, perm[later]))
     return sums, rows
 
 
