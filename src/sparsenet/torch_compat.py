@@ -58,7 +58,14 @@ _MODIFIED = "modified by an inplace operation"
 
 def modified_error(err):
     """torch's version-counter error as :class:`~sparsenet.base.ConcurrentModificationError`
-    (other errors: None)."""
+    (other errors: None).
+
+    >>> modified_error(RuntimeError("one of the variables needed for gradient computation "
+    ...                             "has been modified by an inplace operation")).__class__
+    <class 'sparsenet.base.ConcurrentModificationError'>
+    >>> modified_error(RuntimeError("something else")) is None
+    True
+    """
     if _MODIFIED not in str(err):
         return None
     return ConcurrentModificationError(
