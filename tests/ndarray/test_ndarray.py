@@ -296,3 +296,22 @@ def test_gpu_dense_roundtrip():
     b = (a * 2 + 1).sum(axis=1)
     np.testing.assert_array_equal(b.asnumpy(), [7, 15])
     np.testing.assert_array_equal(a.as_in_context(mx.cpu()).asnumpy(), [[1, 2], [3, 4]])
+
+
+def test_dtype_supports_mxnet_idioms():
+    # MXNet 1.9.1 documents NDArray.dtype as "the data type of this array" and its
+    # tutorials compare it with NumPy types, pass it on as a dtype argument and read
+    # its item size. All of those work on our numpy.dtype value, and so does
+    # seed 000's np.dtype(array), which NumPy 2.4 refuses when .dtype is a scalar type
+    # (the one documented difference: .dtype.__name__ is .dtype.type.__name__ here).
+    a = mx.nd.array([[1, 2], [3, 4]])
+    assert a.dtype == np.float32 and a.dtype != np.float64
+    assert a.dtype in (np.float16, np.float32)
+    assert a.dtype.type is np.float32 and a.dtype.type.__name__ == "float32"
+    assert np.dtype(a.dtype).itemsize == 4 and np.dtype(a) == np.float32
+    assert np.zeros(2, dtype=a.dtype).dtype == np.float32
+    assert mx.nd.zeros((2,), dtype=a.dtype).dtype == np.float32
+    assert a.astype(a.dtype).dtype == np.float32
+    csr = a.tostype("csr")
+    assert csr.indices.dtype == np.int64 and csr.data.dtype == np.float32
+    assert csr.indices.dtype.type is np.int64
