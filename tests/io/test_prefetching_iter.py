@@ -202,3 +202,60 @@ def test_wraps_csv_iter_and_resize_iter(tmp_path):
     assert it.provide_data[0].name == "x"
     got = [(b.data[0].asnumpy()[:, 0].tolist(), b.pad) for b in it]
     assert got == [([1, 3], 0), ([5, 1], 1), ([1, 3], 0)]
+
+
+def _settled(it, src):
+    """Wait until the thread is idle; the number of next() calls it made so far."""
+    def idle():
+        with it._worker.cond:
+            while it._worker.running:
+                it._worker.cond.wait()
+        return len(src.threads)
+    return _within(10, idle)
+
+
+@pytest.mark.parametrize("ahead, batch_values, expect_ahead", [
+    (1, 1, 1),  # MXNet's: one batch ahead
+    (None, 1, 8),  # small batches: eight ready
+    (None, 5 << 20, 3),  # 20 MiB batches: three fit in 64 MiB
+    (None, 40 << 20, 1),  # a batch over half the budget: one, as MXNet
+])
+def test_batches_kept_ready(ahead, batch_values, expect_ahead):
+    class Big(_Counting):
+        def next(self):
+            b = super().next()
+            return mx.io.DataBatch([mx.nd.zeros((batch_values,))], [], pad=0) if b else b
+    src = Big(20)
+    it = mx.io.PrefetchingIter(src, ahead=ahead)
+    assert _settled(it, src) == expect_ahead
+    taken = 0
+    for _ in range(expect_ahead):  # the thread waits until all but a quarter are taken
+        it.next()
+        taken += 1
+        fetched = _settled(it, src)
+        assert taken < fetched <= taken + expect_ahead
+    fetched = [len(src.threads)]
+    for b in it:
+        taken += 1
+        fetched.append(_settled(it, src))
+        assert taken <= fetched[-1] <= min(taken + expect_ahead, 21)
+    assert taken == 20 and fetched[-1] == 21  # the end is fetched once ...
+    with pytest.raises(StopIteration):
+        it.next()
+    assert len(src.threads) == 21  # ... and given again without calling next()
+
+
+def test_reset_while_fetching_ahead_keeps_the_order():
+    src = _Counting(30)
+    it = mx.io.PrefetchingIter(src)
+    for k in range(4):
+        got = [int(it.next().data[0].asnumpy()[0]) for _ in range(k + 3)]
+        assert got == list(range(k + 3))
+        _within(10, it.reset)
+    assert [int(b.data[0].asnumpy()[0]) for b in it] == list(range(30))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "8"])
+def test_ahead_must_be_a_positive_integer(bad):
+    with pytest.raises(mx.MXNetError, match="ahead must be a positive integer"):
+        mx.io.PrefetchingIter(_Counting(2), ahead=bad)
