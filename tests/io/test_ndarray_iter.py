@@ -103,3 +103,35 @@ def test_hard_reset_forgets_rolled_rows():
     assert len(list(it)) == 2
     it.hard_reset()
     assert it.next().data[0].asnumpy().ravel().tolist() == [0, 1]
+
+
+@pytest.mark.parametrize("handle", sorted(MXNET))
+@pytest.mark.parametrize("chunk_bytes", [1, 200, 1 << 20])
+def test_shuffled_batches_gathered_in_chunks(monkeypatch, handle, chunk_bytes):
+    # the rows of several shuffled batches are gathered at once (io/ndarray_iter.py
+    # _chunked); every batch must still hold exactly the rows of its index, in order
+    from sparsenet.io import ndarray_iter
+    monkeypatch.setattr(ndarray_iter, "_CHUNK_BYTES", chunk_bytes)
+    np.random.seed(3)
+    n, bs = 23, 4
+    dense = np.random.rand(n, 5).astype(np.float32)
+    chw = np.random.rand(2, n, 3).astype(np.float32)  # batch axis 1
+    csr = sp.random(n, 7, density=0.4, format="csr", random_state=2, dtype=np.float32)
+    it = NDArrayIter({"a": dense, "b": csr}, {"y": np.arange(n, dtype=np.float32)}, bs,
+                     shuffle=True, last_batch_handle=handle)
+    it_t = NDArrayIter(chw, None, bs, shuffle=True, last_batch_handle=handle, layout="CNH")
+    for _ in range(3):
+        seen = 0
+        for b in it:
+            idx = np.asarray(b.index)
+            assert len(idx) == bs
+            np.testing.assert_array_equal(b.data[0].asnumpy(), dense[idx])
+            assert b.data[1].stype == "csr"
+            np.testing.assert_array_equal(b.data[1].asnumpy(), csr[idx].toarray())
+            np.testing.assert_array_equal(b.label[0].asnumpy(), idx.astype(np.float32))
+            seen += 1
+        assert seen >= n // bs
+        for b in it_t:
+            np.testing.assert_array_equal(b.data[0].asnumpy(), chw[:, np.asarray(b.index)])
+        it.reset()
+        it_t.reset()

@@ -16,6 +16,8 @@ from .base import DataBatch, DataDesc, DataIter
 __all__ = ["NDArrayIter"]
 
 _HANDLES = ("pad", "discard", "roll_over")
+_CHUNK_BYTES = 1 << 20  # a shuffled array's rows are gathered for this many bytes of ...
+_CHUNK_BATCHES = 16  # ... upcoming batches at most (one batch at least)
 
 
 def _as_array(x, name):
@@ -155,6 +157,7 @@ class NDArrayIter(DataIter):
         self._order = np.concatenate([carry, base]).astype(np.int64)
         self._cursor = 0
         self._batch = None
+        self._chunks = {}
 
     def iter_next(self):
         """Advance to the next batch; False at the end of the epoch."""
@@ -168,17 +171,35 @@ class NDArrayIter(DataIter):
             base = self._order[self._order.size - self.num_data:]  # this epoch's fresh order
             ids = np.concatenate([ids, np.resize(base, pad)])
         self._cursor = a + bs
-        self._batch = (ids, pad)
+        self._batch = (ids, pad, a)
         return True
 
-    def _gather(self, arr, ids):
+    def _gather(self, slot, arr, ids, pad, start):
+        """The current batch's rows of ``arr`` (a view when they are consecutive)."""
         lo = int(ids[0])
         if ids[-1] - lo == ids.size - 1 and np.array_equal(ids, np.arange(lo, lo + ids.size)):
-            if self._axis == 0:
-                return arr[lo:lo + ids.size]
-            return NDArray(arr._dense_tensor().narrow(self._axis, lo, int(ids.size)))
-        idx = NDArray(torch.from_numpy(ids).to(arr.device))
-        return take(arr, idx, axis=self._axis)
+            return self._rows(arr, lo, ids.size)
+        if pad:
+            return take(arr, NDArray(torch.from_numpy(ids).to(arr.device)), axis=self._axis)
+        return self._chunked(slot, arr, start)
+
+    def _rows(self, arr, lo, n):
+        if self._axis == 0:
+            return arr[lo:lo + n]
+        return NDArray(arr._dense_tensor().narrow(self._axis, lo, int(n)))
+
+    def _chunked(self, slot, arr, start):
+        """A shuffled batch: its rows in a chunk gathered for several upcoming batches at
+        once (one ``take`` per chunk instead of one per batch)."""
+        bs, chunk = self.batch_size, self._chunks.get(slot)
+        if chunk is None or not chunk[0] <= start < chunk[1]:
+            n = self._order.size
+            row_bytes = arr.nbytes // max(arr.shape[self._axis], 1)
+            count = max(1, min(_CHUNK_BATCHES, _CHUNK_BYTES // max(row_bytes * bs, 1)))
+            stop = start + min(count, (n - start) // bs) * bs  # full batches only
+            idx = NDArray(torch.from_numpy(self._order[start:stop]).to(arr.device))
+            chunk = self._chunks[slot] = (start, stop, take(arr, idx, axis=self._axis))
+        return self._rows(chunk[2], start - chunk[0], bs)
 
     def _current(self):
         if self._batch is None:
@@ -187,13 +208,15 @@ class NDArrayIter(DataIter):
 
     def getdata(self):
         """The data arrays of the current batch (CSR stays CSR)."""
-        ids, _ = self._current()
-        return [self._gather(arr, ids) for _, arr in self.data]
+        ids, pad, start = self._current()
+        return [self._gather(k, arr, ids, pad, start) for k, (_, arr) in enumerate(self.data)]
 
     def getlabel(self):
         """The label arrays of the current batch."""
-        ids, _ = self._current()
-        return [self._gather(arr, ids) for _, arr in self.label]
+        ids, pad, start = self._current()
+        n = len(self.data)
+        return [self._gather(n + k, arr, ids, pad, start)
+                for k, (_, arr) in enumerate(self.label)]
 
     def getpad(self):
         """Rows of padding at the end of the current batch ('pad' only)."""
@@ -206,5 +229,5 @@ class NDArrayIter(DataIter):
     def next(self):
         if not self.iter_next():
             raise StopIteration
-        ids, pad = self._batch
+        ids, pad, _ = self._batch
         return DataBatch(self.getdata(), self.getlabel(), pad=pad, index=ids)
