@@ -10,6 +10,7 @@ name with :func:`sparsenet.metric.create`.
 ('count', 2.0)
 """
 import numpy
+import torch
 
 from ..base import ShapeError, UnsupportedError
 from ..ndarray.ndarray import NDArray
@@ -71,8 +72,17 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
     return labels, preds
 
 
-def _numpy(x):
-    return x.asnumpy() if isinstance(x, NDArray) else numpy.asarray(x)
+def _numpy(x, dtype=None):
+    """``x`` as a NumPy array: a copy of an NDArray's values, converted to ``dtype`` when
+    given (one conversion, no intermediate copy)."""
+    if not isinstance(x, NDArray):
+        return numpy.asarray(x) if dtype is None else numpy.asarray(x, dtype=dtype)
+    if dtype is None:
+        return x.asnumpy()
+    t = x._dense_tensor().detach()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.cpu().numpy().astype(dtype)
 
 
 class EvalMetric:

@@ -67,11 +67,11 @@ class TopKAccuracy(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            p = _numpy(pred).astype("float64")
+            p = _numpy(pred, "float64")
             if p.ndim > 2:
                 raise ShapeError(f"TopKAccuracy: predictions must be 1-D or 2-D, got shape "
                                  f"{p.shape}")
-            y = _numpy(label).astype("int64").ravel()
+            y = _numpy(label, "int64").ravel()
             if p.ndim == 1:
                 self._add(int((p.astype("int64") == y).sum()), len(y))
                 continue

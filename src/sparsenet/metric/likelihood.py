@@ -81,7 +81,7 @@ class Perplexity(EvalMetric):
         loss, num = 0.0, 0
         for label, pred in zip(labels, preds):
             p = _numpy(pred)
-            y = _numpy(label).reshape(-1).astype("int64")
+            y = _numpy(label, "int64").reshape(-1)
             if y.size * p.shape[self.axis] != p.size:
                 raise ShapeError(f"Perplexity: label shape {_numpy(label).shape} does not fit "
                                  f"prediction shape {p.shape}")

@@ -26,7 +26,7 @@ class _Regression(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            y, p = _numpy(label).astype(numpy.float64), _numpy(pred).astype(numpy.float64)
+            y, p = _numpy(label, numpy.float64), _numpy(pred, numpy.float64)
             y = y.reshape(y.shape[0], 1) if y.ndim == 1 else y
             p = p.reshape(p.shape[0], 1) if p.ndim == 1 else p
             self._add(float(self._error(y - p)), 1)
@@ -116,8 +116,8 @@ class PearsonCorrelation(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            y = _numpy(label).ravel().astype(numpy.float64)
-            p = _numpy(pred).ravel().astype(numpy.float64)
+            y = _numpy(label, numpy.float64).ravel()
+            p = _numpy(pred, numpy.float64).ravel()
             if y.shape != p.shape:
                 raise ShapeError(f"PearsonCorrelation: {y.size} labels for {p.size} "
                                  f"predictions")

@@ -89,6 +89,7 @@ class DataParallelExecutorGroup:
                  for_training, inputs_need_grad, shared_group=None, logger=logging,
                  fixed_param_names=None, grad_req="write", state_names=None, group2ctxs=None):
         self.symbol = symbol
+        self._output_names = symbol.list_outputs()
         self.contexts = list(contexts)
         self.workload = list(workload) if workload is not None else [1] * len(self.contexts)
         if len(self.workload) != len(self.contexts):
@@ -231,7 +232,7 @@ class DataParallelExecutorGroup:
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update ``eval_metric`` with each executor's outputs and its slice of ``labels``."""
         names = [d.name for d in self.label_shapes or ()]
-        outputs = self.symbol.list_outputs()
+        outputs = self._output_names
         for k, exe in enumerate(self.execs):
             if pre_sliced:
                 part = labels[k]
