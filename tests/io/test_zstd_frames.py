@@ -4,9 +4,12 @@ decompressed in parallel. The reference is the zstandard package's own streaming
 skippable frames) take the streaming reader and give the same bytes."""
 import io
 import os
+import tempfile
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import sparsenet as mx
 from sparsenet.io.libsvm import zstd_frames
@@ -113,4 +116,83 @@ def test_a_truncated_framed_file_names_the_file(tmp_path, cut):
     with pytest.raises(CompressedFileError, match=str(path)):
         _read_all(str(path))
     with pytest.raises(mx.MXNetError, match=str(path)):
+        mx.io.load_libsvm(str(path), num_features=50)
+
+
+# frames read like plain files: one task per frame (source.FrameTask) --------------------------
+
+def _rows_text(lengths, trailing_newline=True):
+    """Row i: label i, then lengths[i] features 'j:1' (j = 0, 1, ...): rows of any length."""
+    lines = [f"{i}" + "".join(f" {j}:1" for j in range(n)) for i, n in enumerate(lengths)]
+    return ("\n".join(lines) + ("\n" if trailing_newline else "")).encode()
+
+
+def _check_rows(path, lengths, **kw):
+    data, label = mx.io.load_libsvm(path, num_features=max(lengths) + 1, **kw)
+    assert label.asnumpy().tolist() == list(range(len(lengths)))  # each row once, in order
+    dense = data.asnumpy()
+    for i, n in enumerate(lengths):
+        assert dense[i, :n].tolist() == [1.0] * n and not dense[i, n:].any()
+
+
+def _frame_tasks(path):
+    from sparsenet.io.libsvm.source import FrameTask, list_files, plan
+    return [t for t in plan(list_files(path)) if isinstance(t, FrameTask)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(lengths=st.lists(st.integers(0, 60), min_size=1, max_size=40),
+       frame_bytes=st.integers(1, 300), trailing=st.booleans())
+def test_frames_are_parsed_one_task_each_every_row_once(lengths, frame_bytes, trailing):
+    # frames cut anywhere: inside a line, right after a newline, lines longer than a frame
+    text = _rows_text(lengths, trailing)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "f.svm.zst")
+        with zstd_frames.FramedWriter(zstandard, path, 1, frame_bytes=frame_bytes) as w:
+            w.write(text)
+        assert len(_frame_tasks(path)) == -(-len(text) // frame_bytes)
+        _check_rows(path, lengths)
+
+
+def test_frames_ending_at_newlines_empty_and_skippable_frames(tmp_path):
+    lengths = [3, 0, 5, 1, 7, 2]
+    text = _rows_text(lengths)
+    lines = text.splitlines(keepends=True)
+    cctx = zstandard.ZstdCompressor()
+    skip = (0x184D2A5F).to_bytes(4, "little") + (2).to_bytes(4, "little") + b"hi"
+    blob = (cctx.compress(b"".join(lines[:2])) + cctx.compress(b"") + skip
+            + cctx.compress(b"".join(lines[2:5])) + cctx.compress(lines[5]))
+    path = tmp_path / "a.svm.zst"
+    path.write_bytes(blob)
+    assert [t.index for t in _frame_tasks(str(path))] == [0, 1, 2]  # data frames only
+    _check_rows(str(path), lengths)
+
+
+def test_a_line_across_frames_past_max_line_bytes_names_file_and_line(tmp_path):
+    from sparsenet.io import LibSVMFormatError
+    text = b"1 0:1\n2 0:1\n1 " + b"0:1 " * (1 << 18) + b"\n1 0:1\n"  # a 1 MiB third line
+    for frame_bytes in (1 << 16, 4 << 20):  # across many frames; inside one frame
+        path = tmp_path / f"long{frame_bytes}.svm.zst"
+        with zstd_frames.FramedWriter(zstandard, str(path), 1, frame_bytes=frame_bytes) as w:
+            w.write(text)
+        assert _frame_tasks(str(path))
+        with pytest.raises(LibSVMFormatError, match=rf"long{frame_bytes}\.svm\.zst:3: line "
+                                                    r"longer than max_line_bytes=65536"):
+            mx.io.load_libsvm(str(path), max_line_bytes=1 << 16, duplicates="sum")
+        data, _ = mx.io.load_libsvm(str(path), duplicates="sum")
+        assert data.asnumpy()[:, 0].tolist() == [1, 1, 1 << 18, 1]
+
+
+def test_a_corrupt_frame_names_the_file(tmp_path):
+    text = _text(seed=4)
+    path = tmp_path / "c.svm.zst"
+    with zstd_frames.FramedWriter(zstandard, str(path), 1, frame_bytes=20000) as w:
+        w.write(text)
+    spans = zstd_frames.frame_spans(path.read_bytes())
+    data = bytearray(path.read_bytes())
+    mid = spans[1].start + 40  # inside the second frame's first block
+    data[mid:mid + 200] = bytes(200)
+    path.write_bytes(bytes(data))
+    assert len(_frame_tasks(str(path))) == len(spans)  # the headers still walk
+    with pytest.raises(CompressedFileError, match=str(path)):
         mx.io.load_libsvm(str(path), num_features=50)

@@ -4,7 +4,7 @@
 suffix     format      codec                                        ``compresslevel``
 =========  ==========  ===========================================  ==================
 ``.gz``    gzip        ISA-L (``isal``), else the standard library  0-9, default 2
-``.zst``   Zstandard   ``zstandard``, else ``compression.zstd``      1-22, default 3
+``.zst``   Zstandard   ``zstandard``, else ``compression.zstd``      1-22, default 1
 ``.xz``    xz          the standard library (``lzma``)               0-9, default 1
 ``.bz2``   bzip2       the standard library (``bz2``)                1-9, default 9
 =========  ==========  ===========================================  ==================
@@ -38,8 +38,8 @@ from ...base import InvalidArgumentError, SparsenetError
 from . import zstd_frames
 
 __all__ = ["compression_of", "open_read", "open_write", "check_write", "text_size_hint",
-           "CompressedFileError", "CompressionUnavailableError", "CompressionFallbackWarning",
-           "SUFFIXES"]
+           "zstd_frame_table", "zstandard_module", "CompressedFileError",
+           "CompressionUnavailableError", "CompressionFallbackWarning", "SUFFIXES"]
 
 
 class CompressedFileError(SparsenetError, ValueError):
@@ -73,7 +73,7 @@ class _Format(NamedTuple):
 _FORMATS = {
     "gzip": _Format("gzip", (b"\x1f\x8b",), 2, range(0, 10)),
     "zstd": _Format("zstd", (b"\x28\xb5\x2f\xfd",) + tuple(
-        bytes([m, 0x2a, 0x4d, 0x18]) for m in range(0x50, 0x60)), 3, range(1, 23)),
+        bytes([m, 0x2a, 0x4d, 0x18]) for m in range(0x50, 0x60)), 1, range(1, 23)),
     "xz": _Format("xz", (b"\xfd7zXZ\x00",), 1, range(0, 10)),
     "bz2": _Format("bz2", (b"BZh",), 9, range(1, 10)),
 }
@@ -287,6 +287,25 @@ def open_read(path, fmt):
     else:
         inner = bz2.open(path, "rb")
     return _Checked(inner, path, fmt, errors)
+
+
+def zstd_frame_table(path):
+    """The frames of a ``.zst`` file that the parsing threads can decompress one by one
+    (:func:`~sparsenet.io.libsvm.zstd_frames.frame_table`), or None: the codec is not the
+    ``zstandard`` package, a frame does not declare its size, or the file cannot be walked
+    (the streaming reader then reads it, or reports what is wrong with it)."""
+    try:
+        kind, mod = _zstd_module()
+    except CompressionUnavailableError:
+        return None
+    if kind != "zstandard":
+        return None
+    return zstd_frames.frame_table(path, mod)
+
+
+def zstandard_module():
+    """The ``zstandard`` package (the caller knows it imports: it made a frame table)."""
+    return _zstd_module()[1]
 
 
 _MAX_RATIO = 1032

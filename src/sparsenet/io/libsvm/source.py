@@ -18,6 +18,14 @@ range that holds its first byte, so every line is read by exactly one range.
   in the middle: every part decompresses it in order and keeps the lines that
   start in the blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block
   ``j`` belongs to part ``j % n``).
+- A ``.zst`` file whose frames all declare their size (sparsenet writes one
+  frame per 4 MiB of text), read whole by one part, is read like a plain
+  file: one task per frame, decompressed and parsed by the same worker thread
+  into its reused buffer, the frames in parallel. A line belongs to the frame
+  holding its first byte, except that the text up to the first newline of
+  every frame but the first belongs to the frame before (its task decompresses
+  the start of the next frames until that newline), so no frame needs the
+  last byte of the one before it.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -32,11 +40,14 @@ import threading
 from typing import NamedTuple
 
 from ...base import InvalidArgumentError, InvalidArgumentTypeError
-from .compression import compression_of, open_read
+from . import zstd_frames
+from .compression import (CompressedFileError, compression_of, open_read, zstandard_module,
+                          zstd_frame_table)
 from .errors import LibSVMFormatError
 from .options import DEFAULT_MAX_LINE_BYTES
 
-__all__ = ["SourceFile", "Chunk", "list_files", "plan", "iter_chunks", "count_newlines",
+__all__ = ["SourceFile", "Chunk", "FrameTask", "list_files", "plan", "iter_chunks",
+           "count_newlines",
            "count_rows_before", "assign_files", "SHARD_BLOCK", "DEFAULT_CHUNK_SIZE"]
 
 #: Bytes of text per parsing task.
@@ -71,6 +82,20 @@ class RangeTask(NamedTuple):
 
     def read(self, reuse=False):
         return read_range(self.file, self.start, self.stop, reuse)
+
+
+class FrameTask(NamedTuple):
+    """The lines of a framed ``.zst`` file that frame ``index`` of ``frames`` owns (see the
+    module docstring); ``frames`` is the file's
+    :func:`~sparsenet.io.libsvm.zstd_frames.frame_table`."""
+
+    file: SourceFile
+    frames: tuple
+    index: int
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+    def read(self, reuse=False):
+        return read_frame(self, reuse)
 
 
 class StreamTask(NamedTuple):
@@ -142,7 +167,8 @@ def _part_range(files, num_parts, part_index):
 
 def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
          max_line_bytes=DEFAULT_MAX_LINE_BYTES):
-    """The tasks (RangeTask / StreamTask) that produce a part's chunks, in file order."""
+    """The tasks (RangeTask / FrameTask / StreamTask) that produce a part's chunks, in file
+    order."""
     check_part(num_parts, part_index)
     if chunk_size < 1:
         raise InvalidArgumentError(f"chunk_size must be positive, got {chunk_size}")
@@ -151,10 +177,15 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
     tasks, base = [], 0
     for i, f in enumerate(files):
         if f.compression is not None:
-            if owner is None:
+            if owner is None and num_parts > 1:
                 tasks.append(StreamTask(f, num_parts, part_index, chunk_size, max_line_bytes))
-            elif owner[i] == part_index:
-                tasks.append(StreamTask(f, 1, 0, chunk_size, max_line_bytes))
+            elif owner is None or owner[i] == part_index:
+                frames = zstd_frame_table(f.path) if f.compression == "zstd" else None
+                if frames:
+                    tasks += [FrameTask(f, frames, k, max_line_bytes)
+                              for k in range(len(frames))]
+                else:
+                    tasks.append(StreamTask(f, 1, 0, chunk_size, max_line_bytes))
             continue
         a, b = max(lo, base) - base, min(hi, base + f.size) - base
         base += f.size
@@ -203,14 +234,15 @@ def _pread_into(fd, buf, n, offset):
 _local = threading.local()
 
 
-def _scratch(n, reuse):
-    """A buffer of at least ``n`` bytes: this thread's reusable one when ``reuse``."""
+def _scratch(n, reuse, name="buf"):
+    """A buffer of at least ``n`` bytes: this thread's reusable one (of that ``name``) when
+    ``reuse``."""
     if not reuse:
         return bytearray(n)
-    buf = getattr(_local, "buf", None)
+    buf = getattr(_local, name, None)
     if buf is None or len(buf) < n:
         buf = bytearray(n + n // 4)
-        _local.buf = buf
+        setattr(_local, name, buf)
     return buf
 
 
@@ -258,6 +290,77 @@ def read_range(file, start, stop, reuse=False):
             parts.append(more)
             pos += len(more)
         return Chunk(file, start, b"".join(parts))
+
+
+def read_frame(task, reuse=False):
+    """The lines frame ``task.index`` owns, as a :class:`Chunk` (with ``reuse=True`` in this
+    thread's reused buffer, as :func:`read_range`).
+
+    Raises
+    ------
+    CompressedFileError
+        The frame is corrupt or holds another size than it declares.
+    LibSVMFormatError
+        The line that runs into the next frames is longer than ``max_line_bytes``.
+    """
+    file, frames, k = task.file, task.frames, task.index
+    start, stop, content, offset = frames[k]
+    zstandard = zstandard_module()
+    buf = _scratch(content + _TAIL, reuse)
+    packed = _scratch(stop - start, reuse, "packed")
+    with open(file.path, "rb", buffering=0) as f:
+        try:
+            if _pread_into(f.fileno(), packed, stop - start, start) < stop - start:
+                raise EOFError("the file ends inside a Zstandard frame")
+            zstd_frames.decode_into(zstandard, memoryview(packed)[:stop - start],
+                                    memoryview(buf)[:content])
+            head = 0
+            if k > 0:  # the text up to the first newline belongs to the frame before
+                head = buf.find(b"\n", 0, content) + 1
+                if head == 0:
+                    return Chunk(file, offset + content, b"")
+            last = buf.rfind(b"\n", head, content) + 1 or head  # where the last line starts
+            rest, size = [], content - last
+            for j in range(k + 1, len(frames)):  # that line's end, in the next frames
+                if size > task.max_line_bytes:
+                    break
+                piece, found = zstd_frames.decode_head(zstandard, f.fileno(), frames[j][0],
+                                                       frames[j][1])
+                rest.append(piece)
+                size += len(piece)
+                if found:
+                    break
+        except (zstandard.ZstdError, EOFError, ValueError) as e:
+            raise CompressedFileError(f"{file.path}: truncated or corrupt zstd data ({e})",
+                                      file.path) from None
+    if size > task.max_line_bytes:
+        raise _long_line(file, offset + last, task.max_line_bytes)
+    if last - head > task.max_line_bytes:
+        _check_line_lengths(file, buf, head, last, offset, task.max_line_bytes)
+    tail = sum(len(p) for p in rest)
+    if content + tail <= len(buf):
+        pos = content
+        for piece in rest:
+            buf[pos:pos + len(piece)] = piece
+            pos += len(piece)
+        return Chunk(file, offset + head, memoryview(buf)[head:content + tail])
+    return Chunk(file, offset + head, bytes(buf[head:content]) + b"".join(rest))
+
+
+def _check_line_lengths(file, buf, start, stop, offset, limit):
+    """Raise for a line longer than ``limit`` among those starting in ``buf[start:stop]``
+    (only frames larger than the limit can hold one)."""
+    step = max(limit // 2, 1)  # such a line holds an aligned newline-free window this long
+    if all(buf.find(b"\n", a, min(a + step, stop)) >= 0 or a + step > stop
+           for a in range(start, stop, step)):
+        return
+    pos = start
+    while pos < stop:
+        nl = buf.find(b"\n", pos, stop)
+        end = stop if nl < 0 else nl + 1
+        if end - pos > limit:
+            raise _long_line(file, offset + pos, limit)
+        pos = end
 
 
 def _long_line(file, offset, limit):
@@ -327,7 +430,7 @@ def _whole_stream(f, file, chunk_size, max_line_bytes):
 def iter_chunks(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
     """Yield every chunk of a part in order, in this thread (no prefetching)."""
     for task in plan(files, num_parts, part_index, chunk_size):
-        if isinstance(task, RangeTask):
+        if isinstance(task, (RangeTask, FrameTask)):
             c = task.read()
             if len(c.data):
                 yield c

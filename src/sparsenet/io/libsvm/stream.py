@@ -5,7 +5,9 @@ are read (``os.pread``) and parsed by a shared thread pool; the kernel releases
 the GIL, so the pool's threads parse in parallel while the consumer trains.
 Compressed files are decompressed in order by the stream's own reader thread
 (gzip by ISA-L's thread, which the reader thread cuts into chunks) and parsed
-by the pool, so decompression and parsing overlap. Results come back in file order, and so do errors: a
+by the pool, so decompression and parsing overlap; a ``.zst`` file of sized
+frames is read like a plain file instead, each frame decompressed and parsed by
+one pool thread. Results come back in file order, and so do errors: a
 bad line in chunk 7 is raised when the consumer reaches chunk 7, as the first
 error in file order.
 
@@ -28,7 +30,8 @@ from typing import NamedTuple
 from ...base import InvalidArgumentError
 from . import kernel
 from .errors import KernelError, LibSVMFormatError, make_error
-from .source import (DEFAULT_CHUNK_SIZE, RangeTask, StreamTask, count_newlines, plan)
+from .source import (DEFAULT_CHUNK_SIZE, FrameTask, RangeTask, StreamTask, count_newlines,
+                     plan)
 
 __all__ = ["ChunkStream", "ParsedChunk", "parse_chunk", "num_threads"]
 
@@ -118,7 +121,7 @@ class ChunkStream:
         self._opts, self._backend = opts, backend
         # never more chunks ahead than the part can hold: one per byte range of a plain
         # file; a compressed stream's count is unknown until it is read
-        limit = 1 + sum(1 if isinstance(t, RangeTask) else _STREAM_AHEAD for t in tasks)
+        limit = 1 + sum(_STREAM_AHEAD if isinstance(t, StreamTask) else 1 for t in tasks)
         self._ahead = max(1, min(int(ahead), limit))
         self._pending = deque()
         self._stream = None  # generator of the compressed file being read
@@ -148,7 +151,7 @@ class ChunkStream:
             task = next(self._tasks, None)
             if task is None:
                 return None
-            if isinstance(task, RangeTask):
+            if isinstance(task, (RangeTask, FrameTask)):
                 return pool.submit(_read_and_parse, task, self._opts, self._backend)
             assert isinstance(task, StreamTask)
             self._stream = task.chunks()

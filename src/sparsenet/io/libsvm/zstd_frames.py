@@ -27,7 +27,8 @@ import struct
 from typing import NamedTuple
 
 __all__ = ["FRAME_TEXT_BYTES", "MAX_FRAME_BYTES", "FramedWriter", "FramedReader", "Span",
-           "frame_spans", "declared_sizes"]
+           "frame_spans", "frame_table", "decode_into", "decode_head", "FileWindow",
+           "declared_sizes"]
 
 #: Bytes of text per frame that sparsenet writes.
 FRAME_TEXT_BYTES = 4 << 20
@@ -97,6 +98,81 @@ def frame_spans(buf, start=0, limit=None, zstandard=None):
         spans.append(Span(pos, stop, content))
         pos = stop
     return spans
+
+
+def frame_table(path, zstandard):
+    """Every data frame of ``path`` as ``(start, stop, content size, text offset)``, when
+    each declares its content size (at most :data:`MAX_FRAME_BYTES`); else None (also for a
+    file that cannot be walked: the streaming reader reports what is wrong with it).
+
+    >>> import os, tempfile, zstandard
+    >>> p = os.path.join(tempfile.mkdtemp(), 't.svm.zst')
+    >>> with FramedWriter(zstandard, p, 1, frame_bytes=6) as w:
+    ...     _ = w.write(b'1 0:1\\n0 1:1\\n')
+    >>> [(t[2], t[3]) for t in frame_table(p, zstandard)]
+    [(6, 0), (6, 6)]
+    """
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            spans = frame_spans(m, zstandard=zstandard)
+    except (OSError, ValueError, EOFError, zstandard.ZstdError):
+        return None
+    if not spans or not all(0 <= sp.content <= MAX_FRAME_BYTES for sp in spans):
+        return None
+    table, offset = [], 0
+    for sp in spans:
+        if sp.content:
+            table.append((sp.start, sp.stop, sp.content, offset))
+            offset += sp.content
+    return tuple(table)
+
+
+def decode_into(zstandard, frame, out):
+    """Decompress one whole frame (a buffer holding exactly it) into ``out``, a writable
+    buffer of the frame's declared content size; the frame's checksum, when it has one, is
+    checked. Raises EOFError when the frame holds less than it declares, ValueError when
+    more, ``zstandard.ZstdError`` for corrupt data. The decoder releases the GIL."""
+    with zstandard.ZstdDecompressor().stream_reader(frame) as reader:
+        got, n = 0, len(out)
+        while got < n:
+            k = reader.readinto(out[got:])
+            if not k:
+                raise EOFError(f"a Zstandard frame holds {got} bytes, it declares {n}")
+            got += k
+        if reader.read(1):
+            # builtin: source.read_frame turns it into CompressedFileError naming the file
+            raise ValueError(f"a Zstandard frame holds more than the {n} bytes it declares")
+
+
+class FileWindow:
+    """A file-like reader of the bytes ``[start, stop)`` of an open file descriptor."""
+
+    def __init__(self, fd, start, stop):
+        self._fd, self._pos, self._stop = fd, start, stop
+
+    def read(self, n=-1):
+        n = self._stop - self._pos if n is None or n < 0 else min(n, self._stop - self._pos)
+        data = os.pread(self._fd, n, self._pos) if n > 0 else b""
+        self._pos += len(data)
+        return data
+
+
+def decode_head(zstandard, fd, start, stop):
+    """The decompressed bytes of the frame in bytes ``[start, stop)`` of file descriptor
+    ``fd``, up to and including its first newline, reading and decoding no further than
+    needed, and whether it has one (without, the whole content)."""
+    parts = []
+    source = FileWindow(fd, start, stop)
+    with zstandard.ZstdDecompressor().stream_reader(source, read_size=1 << 14) as reader:
+        while True:
+            piece = reader.read(1 << 16)
+            if not piece:
+                return b"".join(parts), False
+            i = piece.find(b"\n")
+            if i >= 0:
+                parts.append(piece[:i + 1])
+                return b"".join(parts), True
+            parts.append(piece)
 
 
 def declared_sizes(path, zstandard):
@@ -206,7 +282,8 @@ class FramedWriter:
 
     def __init__(self, zstandard, tmp, level, frame_bytes=None):
         self._raw = open(tmp, "wb")
-        self._cctx = zstandard.ZstdCompressor(level=level, write_content_size=True)
+        self._cctx = zstandard.ZstdCompressor(level=level, write_content_size=True,
+                                              write_checksum=True)
         self._frame = FRAME_TEXT_BYTES if frame_bytes is None else frame_bytes
         self._buf, self._size = [], 0
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
