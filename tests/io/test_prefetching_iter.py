@@ -3,6 +3,7 @@ import gc
 import threading
 import traceback
 
+import numpy as np
 import pytest
 
 import sparsenet as mx
@@ -259,3 +260,26 @@ def test_reset_while_fetching_ahead_keeps_the_order():
 def test_ahead_must_be_a_positive_integer(bad):
     with pytest.raises(mx.MXNetError, match="ahead must be a positive integer"):
         mx.io.PrefetchingIter(_Counting(2), ahead=bad)
+
+
+@pytest.mark.parametrize("cache_bytes", [None, 0])  # a cached part; a streamed one
+def test_batches_read_ahead_stay_intact(tmp_path, cache_bytes):
+    # up to 8 batches are fetched before the consumer uses them: no iterator may hand out
+    # a buffer that its next batch overwrites
+    path = tmp_path / "d.svm"
+    path.write_text("".join(f"{i} {i % 7}:{i + 1}\n" for i in range(200)))
+    kw = dict(data_libsvm=str(path), data_shape=(7,), batch_size=9, cache_bytes=cache_bytes,
+              chunk_size=64)
+    want = [(b.data[0].asnumpy(), b.label[0].asnumpy()) for b in mx.io.LibSVMIter(**kw)]
+    it = mx.io.PrefetchingIter(mx.io.LibSVMIter(**kw))
+    def filled():  # let the thread read 8 batches ahead before any is used
+        with it._worker.cond:
+            while it._worker.running:
+                it._worker.cond.wait()
+        return len(it._worker.ready)
+    assert _within(10, filled) == 8
+    got = _within(10, lambda: [(b.data[0].asnumpy(), b.label[0].asnumpy()) for b in it])
+    assert len(got) == len(want) == 23
+    for (gd, gl), (wd, wl) in zip(got, want):
+        np.testing.assert_array_equal(gd, wd)
+        np.testing.assert_array_equal(gl, wl)
