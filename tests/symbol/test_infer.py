@@ -145,3 +145,18 @@ def test_large_inputs_are_inferred_on_meta_tensors(monkeypatch):
     # Embedding checks its ids (data-dependent): meta cannot, the zeros path answers
     emb = mx.sym.Embedding(mx.sym.var('ids'), input_dim=2000000, output_dim=64)
     assert emb.infer_shape(ids=(32, 5))[1] == [(32, 5, 64)]
+
+
+@pytest.mark.parametrize("ids_shape, rows, dim", [((5,), 10, 3), ((2, 4), 2_000_000, 2),
+                                                  ((3, 1, 2), 7, 1)])
+def test_embedding_output_shape_rule_matches_the_operator(ids_shape, rows, dim):
+    # Embedding infers its output shape by rule (no run on placeholder tensors, which for a
+    # large table meant torch's meta tensors); the eager operator is the reference
+    sym = mx.sym.Embedding(mx.sym.var("ids"), input_dim=rows, output_dim=dim, name="e")
+    _, out_shapes, _ = sym.infer_shape(ids=ids_shape)
+    ids = mx.nd.array(np.zeros(ids_shape))
+    eager = mx.nd.Embedding(ids, mx.nd.zeros((min(rows, 10), dim)), input_dim=min(rows, 10),
+                            output_dim=dim)
+    assert out_shapes == [eager.shape] == [ids_shape + (dim,)]
+    _, out_types, _ = sym.infer_type(ids="int32")
+    assert out_types == [np.float32]

@@ -20,7 +20,8 @@ from ..base import IndexOutOfRangeError, InvalidArgumentError, ShapeError
 from ..ndarray.ndarray import NDArray
 from .dot import _wants_sparse_grad, csr_dense_t_mm
 from .layer_common import LayerParameterError
-from .registry import CSR, DEFAULT, ROW_SPARSE, defop, dtype_rule, input_shapes, rule
+from .registry import (CSR, DEFAULT, ROW_SPARSE, defop, dtype_rule, input_shapes, output_shapes,
+                       rule)
 
 __all__ = ["FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU"]
 
@@ -131,6 +132,13 @@ def _embedding_input_shapes(shapes, params):
     if weight is None and params["input_dim"] and params["output_dim"]:
         weight = (params["input_dim"], params["output_dim"])
     return [data, weight]
+
+
+@output_shapes(Embedding)
+def _embedding_output_shapes(params, shapes):
+    """The ids' shape followed by the weight's row shape (MXNet's Embedding shape rule)."""
+    data, weight = shapes
+    return [tuple(data) + tuple(weight[1:])]
 
 
 @dtype_rule(Embedding)

@@ -47,7 +47,8 @@ from ..ndarray.ndarray import NDArray, copy_into, wrap
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE, STYPES
 
-__all__ = ["Operator", "Many", "defop", "rule", "numbered_outputs", "input_shapes", "dtype_rule",
+__all__ = ["Operator", "Many", "defop", "rule", "numbered_outputs", "input_shapes", "output_shapes",
+           "dtype_rule",
            "get_op", "list_ops",
            "OPERATORS", "stype_table", "DEFAULT", "CSR", "ROW_SPARSE"]
 
@@ -659,6 +660,25 @@ def input_shapes(op):
     """
     def register(fn):
         op.input_shapes = fn
+        return fn
+    return register
+
+
+def output_shapes(op):
+    """Attach to ``op`` the rule giving its output shapes from its input shapes (symbolic
+    shape inference), for operators whose dense definition is costly to run on placeholder
+    inputs: large inputs go through torch's meta tensors, whose first use imports torch's
+    symbolic-shape machinery (a third of a second).
+
+    The decorated function receives the parameter dict and the list of input shapes (all
+    known) and returns the list of output shapes.
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> get_op('Embedding').output_shapes_for({'output_dim': 4}, [(8, 3), (1000, 4)])
+    [(8, 3, 4)]
+    """
+    def register(fn):
+        op.output_shapes_for = fn
         return fn
     return register
 
