@@ -152,3 +152,15 @@ def test_libsvm_iter_of_mutated_text(tmp_path, cache_bytes, patch, at, cut):
             batch.data[0].check_format()
     except LibSVMFormatError as e:
         assert os.fspath(path) in str(e)
+
+
+@pytest.mark.parametrize("blob", [b"not a dict", {0: "text"}, {b"k": None}, [1, 2], (1, 2)])
+def test_trainer_load_states_of_another_shape_names_the_file(tmp_path, blob):
+    # found by the mutation test above: a mutated file that unpickles to bytes (allowed by
+    # the allow-list) raised AttributeError from Updater.set_states
+    import pickle
+    _, trainer, _, _ = _trained(tmp_path)
+    path = tmp_path / "odd.states"
+    path.write_bytes(pickle.dumps(blob))
+    with pytest.raises(FileFormatError, match=r"odd\.states: not an optimizer-states file"):
+        trainer.load_states(str(path))

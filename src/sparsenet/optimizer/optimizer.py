@@ -36,7 +36,8 @@ import weakref
 import numpy as np
 import torch
 
-from ..base import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedError
+from ..base import (FileFormatError, InvalidArgumentError, InvalidArgumentTypeError,
+                    UnsupportedError)
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
@@ -575,13 +576,19 @@ class Updater:
         """
         from . import mxnet_states, states_file  # they import this module
         if mxnet_states.is_mxnet_states(states):
-            states = mxnet_states.loads(states, where or "<MXNet .states>")
+            where = where or "<MXNet .states>"
+            states = mxnet_states.loads(states, where)
         else:
-            states = states_file.loads(states, where or "<optimizer states>")
-        if isinstance(states, tuple) and len(states) == 2:
-            self.states, self.optimizer = states
+            where = where or "<optimizer states>"
+            states = states_file.loads(states, where)
+        optimizer = None
+        if isinstance(states, tuple) and len(states) == 2 and isinstance(states[1], Optimizer):
+            states, optimizer = states
+        _check_states(states, where)
+        self.states = states
+        if optimizer is not None:
+            self.optimizer = optimizer
         else:
-            self.states = states
             self.optimizer._forget_clocks()
         self.states_synced = dict.fromkeys(self.states.keys(), False)
 
@@ -589,6 +596,27 @@ class Updater:
         """Pickle the states (with the optimizer when ``dump_optimizer``), after :meth:`sync`."""
         self.sync()
         return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+
+
+def _check_states(states, where):
+    """Raise FileFormatError unless ``states`` is a dict of optimizer states by parameter
+    index or name: each None, an NDArray, a number (a custom optimizer's counter), or a
+    tuple, list or dict of those."""
+    def valid(v):
+        if v is None or isinstance(v, (NDArray, int, float, np.number)):
+            return True
+        if isinstance(v, dict):
+            return all(valid(x) for x in v.values())
+        return isinstance(v, (tuple, list)) and all(valid(x) for x in v)
+    if not isinstance(states, dict):
+        raise FileFormatError(f"{where}: not an optimizer-states file: it holds a "
+                              f"{type(states).__name__}, expected a dict of states by "
+                              f"parameter index")
+    for key, value in states.items():
+        if not isinstance(key, (int, str)) or isinstance(key, bool) or not valid(value):
+            raise FileFormatError(f"{where}: not an optimizer-states file: the state of "
+                                  f"{key!r} is a {type(value).__name__}, expected None, an "
+                                  f"NDArray, a number or a tuple of them")
 
 
 def get_updater(optimizer):
