@@ -10,7 +10,6 @@ name with :func:`sparsenet.metric.create`.
 ('count', 2.0)
 """
 import numpy
-import torch
 
 from ..base import ShapeError, UnsupportedError
 from ..ndarray.ndarray import NDArray
@@ -79,10 +78,7 @@ def _numpy(x, dtype=None):
         return numpy.asarray(x) if dtype is None else numpy.asarray(x, dtype=dtype)
     if dtype is None:
         return x.asnumpy()
-    t = x._dense_tensor().detach()
-    if t.dtype == torch.bfloat16:
-        t = t.float()
-    return t.cpu().numpy().astype(dtype)
+    return x._host_values().astype(dtype)
 
 
 class EvalMetric:

@@ -226,10 +226,15 @@ class NDArray:
         >>> mx.nd.ones((2,)).asnumpy()
         array([1., 1.], dtype=float32)
         """
+        return self._host_values().copy()
+
+    def _host_values(self):
+        """The values as a NumPy array on the host, sharing the tensor's memory where it can
+        (a CPU tensor): for reading only (``asnumpy`` copies it; metrics convert it)."""
         t = self._dense_tensor().detach()
         if t.dtype == torch.bfloat16:
             t = t.float()
-        return t.cpu().numpy().copy()
+        return t.cpu().numpy()
 
     def asscalar(self):
         """Return the value of a size-1 array as a Python/NumPy scalar.

@@ -116,7 +116,7 @@ def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # no
 def _checked_ids(data, n):
     # int32 ids stay int32 (torch's embedding takes them); others become int64
     ids = data if data.dtype in (torch.int64, torch.int32) else data.to(torch.int64)
-    if ids.numel() and ids.device.type != "meta":  # shape inference runs on values-free tensors
+    if ids.numel():
         lo, hi = torch.aminmax(ids)
         lo, hi = int(lo), int(hi)
         if lo < 0 or hi >= n:

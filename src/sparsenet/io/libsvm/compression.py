@@ -293,7 +293,16 @@ def zstd_frame_table(path):
     """The frames of a ``.zst`` file that the parsing threads can decompress one by one
     (:func:`~sparsenet.io.libsvm.zstd_frames.frame_table`), or None: the codec is not the
     ``zstandard`` package, a frame does not declare its size, or the file cannot be walked
-    (the streaming reader then reads it, or reports what is wrong with it)."""
+    (the streaming reader then reads it, or reports what is wrong with it).
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), 'x.svm.zst')
+    >>> with open_write(p, p + '.tmp') as f:
+    ...     _ = f.write(b'1 0:1\\n')
+    >>> os.replace(p + '.tmp', p)
+    >>> [row[2:] for row in zstd_frame_table(p)]  # (text size, text offset) of each frame
+    [(6, 0)]
+    """
     try:
         kind, mod = _zstd_module()
     except CompressionUnavailableError:
@@ -304,7 +313,11 @@ def zstd_frame_table(path):
 
 
 def zstandard_module():
-    """The ``zstandard`` package (the caller knows it imports: it made a frame table)."""
+    """The ``zstandard`` package (the caller knows it imports: it made a frame table).
+
+    >>> zstandard_module().__name__
+    'zstandard'
+    """
     return _zstd_module()[1]
 
 

@@ -131,7 +131,15 @@ def decode_into(zstandard, frame, out):
     """Decompress one whole frame (a buffer holding exactly it) into ``out``, a writable
     buffer of the frame's declared content size; the frame's checksum, when it has one, is
     checked. Raises EOFError when the frame holds less than it declares, ValueError when
-    more, ``zstandard.ZstdError`` for corrupt data. The decoder releases the GIL."""
+    more, ``zstandard.ZstdError`` for corrupt data. The decoder releases the GIL.
+
+    >>> import zstandard
+    >>> out = bytearray(6)
+    >>> decode_into(zstandard, zstandard.ZstdCompressor().compress(b'1 0:1\\n'), out)
+    >>> bytes(out)
+    b'1 0:1\\n'
+    """
+    out = memoryview(out)  # slices of it are views (a bytearray's would be copies)
     with zstandard.ZstdDecompressor().stream_reader(frame) as reader:
         got, n = 0, len(out)
         while got < n:
@@ -145,7 +153,16 @@ def decode_into(zstandard, frame, out):
 
 
 class FileWindow:
-    """A file-like reader of the bytes ``[start, stop)`` of an open file descriptor."""
+    """A file-like reader of the bytes ``[start, stop)`` of an open file descriptor.
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), 'w.bin')
+    >>> _ = open(p, 'wb').write(b'0123456789')
+    >>> with open(p, 'rb') as f:
+    ...     w = FileWindow(f.fileno(), 2, 6)
+    ...     w.read(3), w.read()
+    (b'234', b'5')
+    """
 
     def __init__(self, fd, start, stop):
         self._fd, self._pos, self._stop = fd, start, stop
@@ -160,7 +177,15 @@ class FileWindow:
 def decode_head(zstandard, fd, start, stop):
     """The decompressed bytes of the frame in bytes ``[start, stop)`` of file descriptor
     ``fd``, up to and including its first newline, reading and decoding no further than
-    needed, and whether it has one (without, the whole content)."""
+    needed, and whether it has one (without, the whole content).
+
+    >>> import os, tempfile, zstandard
+    >>> p = os.path.join(tempfile.mkdtemp(), 'h.zst')
+    >>> n = open(p, 'wb').write(zstandard.ZstdCompressor().compress(b'1:2 3\\n4 5\\n'))
+    >>> with open(p, 'rb') as f:
+    ...     decode_head(zstandard, f.fileno(), 0, n)
+    (b'1:2 3\\n', True)
+    """
     parts = []
     source = FileWindow(fd, start, stop)
     with zstandard.ZstdDecompressor().stream_reader(source, read_size=1 << 14) as reader:
@@ -193,12 +218,12 @@ class FramedReader:
     of text). ``read`` raises EOFError for a truncated file and ``zstandard.ZstdError`` for
     corrupt data, when it reaches them."""
 
-    def __init__(self, zstandard, path, spans, workers=2, ahead=4):
+    def __init__(self, zstandard, path, table, workers=2, ahead=4):
         self._zstd = zstandard
         self._file = open(path, "rb")
         size = os.fstat(self._file.fileno()).st_size
         self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
-        self._spans = collections.deque(sp for sp in spans if sp.content > 0)
+        self._frames = collections.deque(table)  # frame_table rows: start, stop, size, offset
         self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers)
         self._pending = collections.deque()
         self._ahead = ahead
@@ -208,28 +233,23 @@ class FramedReader:
     def open(cls, zstandard, path):
         """A reader of ``path`` when every frame declares its content size, at most
         :data:`MAX_FRAME_BYTES` (sparsenet's own files do), else None. The frames are found
-        once, by their block headers (no decompression); a file that cannot be walked
-        (truncated, corrupt) gives None too, for the streaming reader to report."""
-        try:
-            with open(path, "rb") as f, mmap.mmap(f.fileno(), 0,
-                                                   access=mmap.ACCESS_READ) as m:
-                spans = frame_spans(m, zstandard=zstandard)
-        except (OSError, ValueError, EOFError, zstandard.ZstdError):
-            return None
-        if not spans or not all(0 <= sp.content <= MAX_FRAME_BYTES for sp in spans):
-            return None
-        return cls(zstandard, path, spans)
+        once, by their block headers (no decompression; :func:`frame_table`); a file that
+        cannot be walked (truncated, corrupt) gives None too, for the streaming reader to
+        report."""
+        table = frame_table(path, zstandard)
+        return None if table is None else cls(zstandard, path, table)
 
-    def _decode(self, span):
-        view = memoryview(self._map)[span.start:span.stop]
+    def _decode(self, frame):
+        start, stop, content, _ = frame
+        view = memoryview(self._map)[start:stop]
         try:
-            return self._zstd.ZstdDecompressor().decompress(view, max_output_size=span.content)
+            return self._zstd.ZstdDecompressor().decompress(view, max_output_size=content)
         finally:
             view.release()
 
     def _fill(self):
-        while len(self._pending) < self._ahead and self._spans:
-            self._pending.append(self._pool.submit(self._decode, self._spans.popleft()))
+        while len(self._pending) < self._ahead and self._frames:
+            self._pending.append(self._pool.submit(self._decode, self._frames.popleft()))
 
     def read(self, n=-1):
         """Up to ``n`` bytes (all when ``n < 0``); fewer only at the end or to save a copy."""
