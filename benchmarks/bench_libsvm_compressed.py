@@ -7,7 +7,9 @@ pools and caches included), except the rows "loads 2-6 in one process" (the
 median of five loads after an untimed first).
 
 - read: sparsenet ``load_libsvm`` on plain text, ``.gz`` (ISA-L), ``.gz`` with
-  ``isal`` hidden (the standard library's zlib), ``.zst``; scikit-learn's
+  ``isal`` hidden (the standard library's zlib), a ``.gz`` of one member as
+  other tools write it (streamed: its members cannot be found without
+  decompressing), ``.zst``; scikit-learn's
   ``load_svmlight_file`` on the ``.gz``; and the decompressors alone.
 - write: ``save_libsvm`` to plain text, ``.gz`` (default level 2, ISA-L),
   ``.gz`` through the standard library at level 9 (what ``save_libsvm`` did
@@ -58,6 +60,8 @@ READS = {
     "sparsenet load_libsvm, plain text": ("", "", LOAD),
     "sparsenet load_libsvm, .gz (ISA-L)": (".gz", "", LOAD),
     "sparsenet load_libsvm, .gz, standard library only (isal hidden)": (".gz", HIDE_ISAL, LOAD),
+    "sparsenet load_libsvm, .gz of one member (as `gzip` writes it; streamed, ISA-L)": (
+        ".1.gz", "", LOAD),
     "scikit-learn load_svmlight_file, .gz": (".gz", "", (
         "import numpy as np\nfrom sklearn.datasets import load_svmlight_file",
         "X, y = load_svmlight_file(path, n_features=features, dtype=np.float32, "
@@ -106,7 +110,7 @@ def _median(runs):
 
 
 def prepare(src, workdir, env):
-    """Write ``src`` as .gz and .zst (sparsenet's defaults) and as a folder of 8 .gz files,
+    """Write ``src`` as .gz and .zst (sparsenet's defaults), as a one-member .gz, and as a folder of 8 .gz files,
     afresh at every run: files of an earlier run may come from an older writer."""
     sys.path.insert(0, env["PYTHONPATH"].split(os.pathsep)[0])
     from sparsenet.io.libsvm.compression import open_write
@@ -115,6 +119,10 @@ def prepare(src, workdir, env):
         with open(src, "rb") as f, open_write(base + suffix, base + suffix + ".tmp") as w:
             shutil.copyfileobj(f, w, 1 << 22)
         os.replace(base + suffix + ".tmp", base + suffix)
+    from isal import igzip  # a foreign .gz: one member, ISA-L level 2 as sparsenet's default
+    with open(src, "rb") as f, igzip.open(base + ".1.gz.tmp", "wb", compresslevel=2) as w:
+        shutil.copyfileobj(f, w, 1 << 22)
+    os.replace(base + ".1.gz.tmp", base + ".1.gz")
     folder = os.path.join(workdir, "cbench_8gz")
     shutil.rmtree(folder, ignore_errors=True)
     if not os.path.isdir(folder):

@@ -196,3 +196,41 @@ def test_a_corrupt_frame_names_the_file(tmp_path):
     assert len(_frame_tasks(str(path))) == len(spans)  # the headers still walk
     with pytest.raises(CompressedFileError, match=str(path)):
         mx.io.load_libsvm(str(path), num_features=50)
+
+
+# the frame walk needs no codec: its header parse against zstandard's ----------------------
+
+@pytest.mark.parametrize("size", [0, 1, 255, 256, 257, 65791, 65792, 70000, 1 << 20])
+@pytest.mark.parametrize("options", [{}, {"write_checksum": True},
+                                     {"write_content_size": False}, {"write_dict_id": True}])
+def test_frame_header_parse_matches_zstandard(size, options):
+    text = bytes(range(256)) * (size // 256) + bytes(size % 256)
+    kw = dict(options)
+    if kw.pop("write_dict_id", False):
+        d = zstandard.train_dictionary(1024, [bytes([i]) * 300 + b"%d" % i for i in range(100)])
+        kw.update(dict_data=d, write_dict_id=True)
+    frame = zstandard.ZstdCompressor(**kw).compress(text)
+    pos, content, checksum = zstd_frames._frame_header(frame, 0)
+    assert pos == zstandard.frame_header_size(frame)
+    assert content == zstandard.frame_content_size(frame)
+    assert checksum == bool(options.get("write_checksum"))
+    assert zstd_frames.frame_spans(frame) == [zstd_frames.Span(0, len(frame), content)]
+
+
+def test_frames_decode_with_the_stdlib_codec_interface(tmp_path, monkeypatch):
+    # compression.zstd (Python >= 3.14) has the interface of backports.zstd, tested here
+    backport = pytest.importorskip("backports.zstd")
+    from sparsenet.io.libsvm import compression
+    lengths = [3, 0, 9, 1, 4] * 200
+    text = _rows_text(lengths)
+    path = str(tmp_path / "b.svm.zst")
+    with zstd_frames.FramedWriter(zstandard, path, 1, frame_bytes=997) as w:
+        w.write(text)
+    monkeypatch.setattr(compression, "_zstd_module", lambda: ("stdlib", backport))
+    assert len(_frame_tasks(path)) == -(-len(text) // 997)
+    _check_rows(path, lengths)
+    data = bytearray(open(path, "rb").read())
+    data[len(data) // 2] ^= 0x55
+    (tmp_path / "c.svm.zst").write_bytes(bytes(data))
+    with pytest.raises(CompressedFileError, match=r"c\.svm\.zst: truncated or corrupt"):
+        mx.io.load_libsvm(str(tmp_path / "c.svm.zst"), num_features=10)

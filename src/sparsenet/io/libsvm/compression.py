@@ -14,7 +14,10 @@ standard gzip); levels 4-9, which ISA-L lacks, by zlib. Without ``isal`` the
 standard library reads and writes gzip, with one :class:`CompressionFallbackWarning`.
 Without a Zstandard codec, ``.zst`` raises :class:`CompressionUnavailableError`
 naming the package to install. Multi-frame ``.zst`` and multi-member ``.gz``
-files are read whole. A file whose content does not match its suffix, or a
+files are read whole. sparsenet writes ``.gz`` and ``.zst`` as one member or frame
+per 4 MiB of text that says where it ends (:mod:`~sparsenet.io.libsvm.gzip_members`,
+:mod:`~sparsenet.io.libsvm.zstd_frames`): :func:`frame_table` finds them, and the
+parsing threads decompress them in parallel (:func:`frame_codec`). A file whose content does not match its suffix, or a
 truncated or corrupt archive, raises :class:`CompressedFileError` naming the path.
 
 >>> import os, tempfile
@@ -27,18 +30,20 @@ truncated or corrupt archive, raises :class:`CompressedFileError` naming the pat
 b'1 0:1\\n'
 """
 import bz2
+import functools
 import gzip
 import lzma
+import os
 import threading
 import warnings
 import zlib
 from typing import NamedTuple
 
 from ...base import InvalidArgumentError, SparsenetError
-from . import zstd_frames
+from . import framing, gzip_members, zstd_frames
 
 __all__ = ["compression_of", "open_read", "open_write", "check_write", "text_size_hint",
-           "zstd_frame_table", "zstandard_module", "CompressedFileError",
+           "frame_table", "frame_codec", "FrameCodec", "CompressedFileError",
            "CompressionUnavailableError", "CompressionFallbackWarning", "SUFFIXES"]
 
 
@@ -107,16 +112,23 @@ def _warn_once(key, message):
     warnings.warn(message, CompressionFallbackWarning, stacklevel=4)
 
 
-def _isal():
-    """``isal.igzip_threaded`` (whose reader decompresses in its own thread), or None."""
+def _isal(name="igzip_threaded"):
+    """The ``isal`` module ``name`` (``igzip_threaded``, whose reader decompresses in its own
+    thread, or ``isal_zlib``), or None (with one warning) when ``isal`` cannot be imported."""
     try:
-        from isal import igzip_threaded  # optional: imported when a .gz file is met
+        import importlib
+        return importlib.import_module(f"isal.{name}")  # optional: imported when a .gz is met
     except ImportError:
         _warn_once("isal", "the 'isal' package cannot be imported: gzip files are read and "
                            "written by the standard library, 2-3x (reading) and 10x or more "
                            "(writing) slower; pip install isal")
         return None
-    return igzip_threaded
+
+
+def _zlib():
+    """``isal.isal_zlib`` when it imports, else the standard library's ``zlib``."""
+    mod = _isal("isal_zlib")
+    return zlib if mod is None else mod
 
 
 def _zstd_module():
@@ -289,36 +301,74 @@ def open_read(path, fmt):
     return _Checked(inner, path, fmt, errors)
 
 
-def zstd_frame_table(path):
-    """The frames of a ``.zst`` file that the parsing threads can decompress one by one
-    (:func:`~sparsenet.io.libsvm.zstd_frames.frame_table`), or None: the codec is not the
-    ``zstandard`` package, a frame does not declare its size, or the file cannot be walked
-    (the streaming reader then reads it, or reports what is wrong with it).
+class FrameCodec(NamedTuple):
+    """How the parsing threads decompress the frames or members of one format.
+
+    ``decode_into(piece, out)`` decompresses one whole frame (a buffer) into ``out``, of its
+    declared size; ``decode_head(fd, start, stop)`` the start of one, up to its first
+    newline; a codec error is one of ``errors`` (or EOFError/ValueError)."""
+    decode_into: object
+    decode_head: object
+    errors: tuple
+
+
+def frame_table(path, fmt):
+    """The frames (``.zst``) or members (``.gz``) of ``path`` that the parsing threads can
+    decompress one by one, as ``(start, stop, text size, text offset)`` rows, or None: the
+    format has none, a piece does not say where it ends or how much text it holds (files
+    that sparsenet did not write), or the file cannot be walked (the streaming reader then reads it, or reports what is wrong
+    with it). Remembered for the file's size and modification time.
 
     >>> import os, tempfile
     >>> p = os.path.join(tempfile.mkdtemp(), 'x.svm.zst')
     >>> with open_write(p, p + '.tmp') as f:
     ...     _ = f.write(b'1 0:1\\n')
     >>> os.replace(p + '.tmp', p)
-    >>> [row[2:] for row in zstd_frame_table(p)]  # (text size, text offset) of each frame
+    >>> [row[2:] for row in frame_table(p, 'zstd')]  # (text size, text offset) of each frame
     [(6, 0)]
     """
+    if fmt not in ("gzip", "zstd"):
+        return None
     try:
-        kind, mod = _zstd_module()
-    except CompressionUnavailableError:
+        st = os.stat(path)
+    except OSError:
         return None
-    if kind != "zstandard":
-        return None
-    return zstd_frames.frame_table(path, mod)
+    return _frame_table(os.path.abspath(path), fmt, st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def zstandard_module():
-    """The ``zstandard`` package (the caller knows it imports: it made a frame table).
+@functools.lru_cache(maxsize=64)
+def _frame_table(path, fmt, size, mtime_ns, inode):
+    if fmt == "gzip":
+        return gzip_members.member_table(path)
+    return zstd_frames.frame_table(path)
 
-    >>> zstandard_module().__name__
-    'zstandard'
+
+def frame_codec(fmt):
+    """The :class:`FrameCodec` of ``fmt`` ('gzip' or 'zstd') for the rows of
+    :func:`frame_table`: ISA-L's zlib interface (else the standard library's), or
+    ``zstandard`` (else ``compression.zstd``). The rows depend on the file alone, so workers
+    with different codecs installed agree on how parts share a file.
+
+    >>> import gzip
+    >>> out = bytearray(6)
+    >>> frame_codec('gzip').decode_into(gzip.compress(b'1 0:1\\n'), out)
+    >>> bytes(out)
+    b'1 0:1\\n'
     """
-    return _zstd_module()[1]
+    if fmt == "gzip":
+        mod = _zlib()
+        return FrameCodec(functools.partial(gzip_members.decode_into, mod),
+                          functools.partial(gzip_members.decode_head, mod), (mod.error,))
+    kind, mod = _zstd_module()
+    if kind == "zstandard":
+        return FrameCodec(functools.partial(zstd_frames.decode_into, mod),
+                          functools.partial(zstd_frames.decode_head, mod), (mod.ZstdError,))
+    return FrameCodec(  # compression.zstd: decompressor objects as zlib's
+        lambda piece, out: framing.inflate_into(mod.ZstdDecompressor(), piece, out,
+                                                "Zstandard frame"),
+        lambda fd, start, stop: framing.inflate_head(mod.ZstdDecompressor(),
+                                                     framing.FileWindow(fd, start, stop)),
+        (mod.ZstdError,))
 
 
 _MAX_RATIO = 1032
@@ -327,11 +377,10 @@ _MAX_RATIO = 1032
 def text_size_hint(path, fmt, size):
     """A cheap guess of the decompressed size of a ``size``-byte file (for preallocation).
 
-    gzip: the last member's size field (modulo 4 GiB, so raised past ``size``);
-    zstd: the sum of the frames' content sizes when every frame declares it; otherwise
-    (and for xz, bz2) three times ``size``. Never above 1032 times ``size``
-    (deflate's largest ratio), so a forged header cannot make readers reserve
-    absurd amounts of memory.
+    A file with a :func:`frame_table`: the sum of its pieces' text; other gzip: the last
+    member's size field (modulo 4 GiB, so raised past ``size``); otherwise three times
+    ``size``. Never above 1032 times ``size`` (deflate's largest ratio), so a forged header
+    cannot make readers reserve absurd amounts of memory.
 
     >>> import gzip, os, tempfile
     >>> p = os.path.join(tempfile.mkdtemp(), 'h.gz')
@@ -340,22 +389,20 @@ def text_size_hint(path, fmt, size):
     6000
     """
     guess = 3 * size
+    table = frame_table(path, fmt)
+    if table:
+        return min(table[-1][2] + table[-1][3], _MAX_RATIO * size)
+    if fmt != "gzip" or size < 18:
+        return guess
     try:
         with open(path, "rb") as f:
-            if fmt == "gzip" and size >= 18:
-                f.seek(size - 4)
-                isize = int.from_bytes(f.read(4), "little")
-                while isize < size:
-                    isize += 1 << 32
-                return min(isize, _MAX_RATIO * size)
-            if fmt == "zstd":
-                kind, mod = _zstd_module()
-                if kind == "zstandard":
-                    n = zstd_frames.declared_sizes(path, mod)
-                    return min(n, _MAX_RATIO * size) if n is not None else guess
-    except Exception:  # a hint only: the reader reports what is wrong with the file
+            f.seek(size - 4)
+            isize = int.from_bytes(f.read(4), "little")
+    except OSError:  # a hint only: the reader reports what is wrong with the file
         return guess
-    return guess
+    while isize < size:
+        isize += 1 << 32
+    return min(isize, _MAX_RATIO * size)
 
 
 def _level(fmt, compresslevel):
@@ -404,10 +451,8 @@ def open_write(path, tmp, compresslevel=None):
     if fmt is None:
         return open(tmp, "wb")
     if fmt == "gzip":
-        isal = _isal() if level <= 3 else None
-        if isal is not None:
-            return isal.open(tmp, "wb", compresslevel=level, threads=1)
-        return gzip.open(tmp, "wb", compresslevel=level)
+        mod = _zlib() if level <= 3 else zlib  # ISA-L has levels 0-3
+        return gzip_members.MemberWriter(tmp, level, mod)
     if fmt == "zstd":
         kind, mod = _zstd_module()
         if kind == "zstandard":

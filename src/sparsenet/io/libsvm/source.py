@@ -14,18 +14,22 @@ range that holds its first byte, so every line is read by exactly one range.
   once by all the parts together. The files are dealt largest first (size on
   disk; ties in name order) to the part with the fewest bytes so far (ties to
   the lowest part index): deterministic, and balanced to within one file.
-  With fewer compressed files than parts, a compressed file cannot be entered
-  in the middle: every part decompresses it in order and keeps the lines that
-  start in the blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block
-  ``j`` belongs to part ``j % n``).
-- A ``.zst`` file whose frames all declare their size (sparsenet writes one
-  frame per 4 MiB of text), read whole by one part, is read like a plain
-  file: one task per frame, decompressed and parsed by the same worker thread
-  into its reused buffer, the frames in parallel. A line belongs to the frame
-  holding its first byte, except that the text up to the first newline of
-  every frame but the first belongs to the frame before (its task decompresses
-  the start of the next frames until that newline), so no frame needs the
-  last byte of the one before it.
+- A framed file (``.gz`` or ``.zst`` as sparsenet writes them: one member or
+  frame per 4 MiB of text, each saying where it ends and how much text it
+  holds; :func:`~sparsenet.io.libsvm.compression.frame_table`) is read like a
+  plain file: one task per frame, decompressed and parsed by the same worker
+  thread into its reused buffer, the frames in parallel. A line belongs to
+  the frame holding its first byte, except that the text up to the first
+  newline of every frame but the first belongs to the frame before (its task
+  decompresses the start of the next frames until that newline), so no frame
+  needs the last byte of the one before it. Such a file shared by parts (fewer
+  compressed files than parts) is shared by frames: part ``k`` of ``n`` owns
+  frames ``[F*k//n, F*(k+1)//n)`` of its ``F``, and decompresses only those
+  (and the starts of the frames after them).
+- Any other compressed file shared by parts cannot be entered in the middle:
+  every part decompresses it in order and keeps the lines that start in the
+  blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block ``j``
+  belongs to part ``j % n``).
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -40,9 +44,8 @@ import threading
 from typing import NamedTuple
 
 from ...base import InvalidArgumentError, InvalidArgumentTypeError
-from . import zstd_frames
-from .compression import (CompressedFileError, compression_of, open_read, zstandard_module,
-                          zstd_frame_table)
+from .compression import (CompressedFileError, compression_of, frame_codec, frame_table,
+                          open_read)
 from .errors import LibSVMFormatError
 from .options import DEFAULT_MAX_LINE_BYTES
 
@@ -85,9 +88,9 @@ class RangeTask(NamedTuple):
 
 
 class FrameTask(NamedTuple):
-    """The lines of a framed ``.zst`` file that frame ``index`` of ``frames`` owns (see the
-    module docstring); ``frames`` is the file's
-    :func:`~sparsenet.io.libsvm.zstd_frames.frame_table`."""
+    """The lines of a framed ``.gz``/``.zst`` file that frame ``index`` of ``frames`` owns
+    (see the module docstring); ``frames`` is the file's
+    :func:`~sparsenet.io.libsvm.compression.frame_table`."""
 
     file: SourceFile
     frames: tuple
@@ -177,15 +180,17 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
     tasks, base = [], 0
     for i, f in enumerate(files):
         if f.compression is not None:
-            if owner is None and num_parts > 1:
-                tasks.append(StreamTask(f, num_parts, part_index, chunk_size, max_line_bytes))
-            elif owner is None or owner[i] == part_index:
-                frames = zstd_frame_table(f.path) if f.compression == "zstd" else None
-                if frames:
-                    tasks += [FrameTask(f, frames, k, max_line_bytes)
-                              for k in range(len(frames))]
+            shared = owner is None and num_parts > 1
+            if shared or owner is None or owner[i] == part_index:
+                frames = frame_table(f.path, f.compression)
+                if frames:  # shared by frames, or all of them
+                    n, k = (num_parts, part_index) if shared else (1, 0)
+                    tasks += [FrameTask(f, frames, j, max_line_bytes) for j in
+                              range(len(frames) * k // n, len(frames) * (k + 1) // n)]
                 else:
-                    tasks.append(StreamTask(f, 1, 0, chunk_size, max_line_bytes))
+                    tasks.append(StreamTask(f, num_parts if shared else 1,
+                                            part_index if shared else 0, chunk_size,
+                                            max_line_bytes))
             continue
         a, b = max(lo, base) - base, min(hi, base + f.size) - base
         base += f.size
@@ -305,15 +310,14 @@ def read_frame(task, reuse=False):
     """
     file, frames, k = task.file, task.frames, task.index
     start, stop, content, offset = frames[k]
-    zstandard = zstandard_module()
+    codec = frame_codec(file.compression)
     buf = _scratch(content + _TAIL, reuse)
     packed = _scratch(stop - start, reuse, "packed")
     with open(file.path, "rb", buffering=0) as f:
         try:
             if _pread_into(f.fileno(), packed, stop - start, start) < stop - start:
-                raise EOFError("the file ends inside a Zstandard frame")
-            zstd_frames.decode_into(zstandard, memoryview(packed)[:stop - start],
-                                    memoryview(buf)[:content])
+                raise EOFError("the file ends inside a compressed frame")
+            codec.decode_into(memoryview(packed)[:stop - start], memoryview(buf)[:content])
             head = 0
             if k > 0:  # the text up to the first newline belongs to the frame before
                 head = buf.find(b"\n", 0, content) + 1
@@ -324,15 +328,14 @@ def read_frame(task, reuse=False):
             for j in range(k + 1, len(frames)):  # that line's end, in the next frames
                 if size > task.max_line_bytes:
                     break
-                piece, found = zstd_frames.decode_head(zstandard, f.fileno(), frames[j][0],
-                                                       frames[j][1])
+                piece, found = codec.decode_head(f.fileno(), frames[j][0], frames[j][1])
                 rest.append(piece)
                 size += len(piece)
                 if found:
                     break
-        except (zstandard.ZstdError, EOFError, ValueError) as e:
-            raise CompressedFileError(f"{file.path}: truncated or corrupt zstd data ({e})",
-                                      file.path) from None
+        except codec.errors + (EOFError, ValueError) as e:
+            raise CompressedFileError(f"{file.path}: truncated or corrupt {file.compression} "
+                                      f"data ({e})", file.path) from None
     if size > task.max_line_bytes:
         raise _long_line(file, offset + last, task.max_line_bytes)
     if last - head > task.max_line_bytes:

@@ -26,9 +26,10 @@ import os
 import struct
 from typing import NamedTuple
 
+from .framing import FileWindow, FrameWriter
+
 __all__ = ["FRAME_TEXT_BYTES", "MAX_FRAME_BYTES", "FramedWriter", "FramedReader", "Span",
-           "frame_spans", "frame_table", "decode_into", "decode_head", "FileWindow",
-           "declared_sizes"]
+           "frame_spans", "frame_table", "decode_into", "decode_head"]
 
 #: Bytes of text per frame that sparsenet writes.
 FRAME_TEXT_BYTES = 4 << 20
@@ -47,7 +48,31 @@ class Span(NamedTuple):
     content: int
 
 
-def _frame_end(buf, start, zstandard):
+_ID_BYTES = (0, 1, 2, 4)  # Dictionary_ID_flag -> bytes of the dictionary id
+_FCS_BYTES = (0, 2, 4, 8)  # Frame_Content_Size_flag -> bytes of the content size
+
+
+def _frame_header(buf, start):
+    """(where the first block starts, declared content size or -1, whether a checksum ends
+    the frame) of the Zstandard frame at ``start`` (RFC 8878, 3.1.1.1)."""
+    if len(buf) - start < 6:
+        raise EOFError("the file ends inside a Zstandard frame header")
+    desc = buf[start + 4]
+    if desc & 0x08:
+        # builtin: compression._Checked turns it into CompressedFileError naming the file
+        raise ValueError(f"reserved bit set in the Zstandard frame header at byte {start}")
+    single = desc & 0x20
+    fcs = _FCS_BYTES[desc >> 6] or (1 if single else 0)
+    pos = start + 5 + (0 if single else 1) + _ID_BYTES[desc & 3]
+    if pos + fcs > len(buf):
+        raise EOFError("the file ends inside a Zstandard frame header")
+    content = int.from_bytes(buf[pos:pos + fcs], "little") if fcs else -1
+    if fcs == 2:
+        content += 256
+    return pos + fcs, content, bool(desc & 0x04)
+
+
+def _frame_end(buf, start):
     """Where the frame starting at ``start`` ends, and its declared content size."""
     n = len(buf)
     if n - start < 8:
@@ -61,10 +86,7 @@ def _frame_end(buf, start, zstandard):
     if magic != _ZSTD_MAGIC:
         # builtin: compression._Checked turns it into CompressedFileError naming the file
         raise ValueError(f"no Zstandard frame at byte {start} (magic 0x{magic:08X})")
-    head = bytes(buf[start:start + 18])
-    pos = start + zstandard.frame_header_size(head)
-    content = zstandard.frame_content_size(head)
-    checksum = head[4] & 0x04
+    pos, content, checksum = _frame_header(buf, start)
     while True:
         if pos + 3 > n:
             raise EOFError("the file ends inside a Zstandard frame")
@@ -86,36 +108,36 @@ def _frame_end(buf, start, zstandard):
     return pos, content
 
 
-def frame_spans(buf, start=0, limit=None, zstandard=None):
+def frame_spans(buf, start=0, limit=None):
     """The frames of the Zstandard bytes ``buf`` (any buffer), from ``start``: at most
-    ``limit`` of them (None: all) as :class:`Span` s. Raises EOFError for a file that ends
-    inside a frame, ValueError for bytes that are not a frame."""
-    if zstandard is None:
-        import zstandard  # optional: callers that reach here have it
+    ``limit`` of them (None: all) as :class:`Span` s, found from the frame and block headers
+    alone (no codec needed). Raises EOFError for a file that ends inside a frame, ValueError
+    for bytes that are not a frame."""
     spans, pos, n = [], start, len(buf)
     while pos < n and (limit is None or len(spans) < limit):
-        stop, content = _frame_end(buf, pos, zstandard)
+        stop, content = _frame_end(buf, pos)
         spans.append(Span(pos, stop, content))
         pos = stop
     return spans
 
 
-def frame_table(path, zstandard):
+def frame_table(path):
     """Every data frame of ``path`` as ``(start, stop, content size, text offset)``, when
     each declares its content size (at most :data:`MAX_FRAME_BYTES`); else None (also for a
-    file that cannot be walked: the streaming reader reports what is wrong with it).
+    file that cannot be walked: the streaming reader reports what is wrong with it). The
+    table depends on the file alone, not on the installed codec.
 
     >>> import os, tempfile, zstandard
     >>> p = os.path.join(tempfile.mkdtemp(), 't.svm.zst')
     >>> with FramedWriter(zstandard, p, 1, frame_bytes=6) as w:
     ...     _ = w.write(b'1 0:1\\n0 1:1\\n')
-    >>> [(t[2], t[3]) for t in frame_table(p, zstandard)]
+    >>> [(t[2], t[3]) for t in frame_table(p)]
     [(6, 0), (6, 6)]
     """
     try:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            spans = frame_spans(m, zstandard=zstandard)
-    except (OSError, ValueError, EOFError, zstandard.ZstdError):
+            spans = frame_spans(m)
+    except (OSError, ValueError, EOFError):
         return None
     if not spans or not all(0 <= sp.content <= MAX_FRAME_BYTES for sp in spans):
         return None
@@ -152,28 +174,6 @@ def decode_into(zstandard, frame, out):
             raise ValueError(f"a Zstandard frame holds more than the {n} bytes it declares")
 
 
-class FileWindow:
-    """A file-like reader of the bytes ``[start, stop)`` of an open file descriptor.
-
-    >>> import os, tempfile
-    >>> p = os.path.join(tempfile.mkdtemp(), 'w.bin')
-    >>> _ = open(p, 'wb').write(b'0123456789')
-    >>> with open(p, 'rb') as f:
-    ...     w = FileWindow(f.fileno(), 2, 6)
-    ...     w.read(3), w.read()
-    (b'234', b'5')
-    """
-
-    def __init__(self, fd, start, stop):
-        self._fd, self._pos, self._stop = fd, start, stop
-
-    def read(self, n=-1):
-        n = self._stop - self._pos if n is None or n < 0 else min(n, self._stop - self._pos)
-        data = os.pread(self._fd, n, self._pos) if n > 0 else b""
-        self._pos += len(data)
-        return data
-
-
 def decode_head(zstandard, fd, start, stop):
     """The decompressed bytes of the frame in bytes ``[start, stop)`` of file descriptor
     ``fd``, up to and including its first newline, reading and decoding no further than
@@ -198,17 +198,6 @@ def decode_head(zstandard, fd, start, stop):
                 parts.append(piece[:i + 1])
                 return b"".join(parts), True
             parts.append(piece)
-
-
-def declared_sizes(path, zstandard):
-    """The total content size the frames of ``path`` declare, or None when one does not
-    declare it (or the file cannot be walked): a size hint, never trusted for safety."""
-    try:
-        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            sizes = [s.content for s in frame_spans(m, zstandard=zstandard)]
-    except (OSError, ValueError, EOFError):
-        return None
-    return None if not sizes or min(sizes) < 0 else sum(sizes)
 
 
 class FramedReader:
@@ -236,7 +225,7 @@ class FramedReader:
         once, by their block headers (no decompression; :func:`frame_table`); a file that
         cannot be walked (truncated, corrupt) gives None too, for the streaming reader to
         report."""
-        table = frame_table(path, zstandard)
+        table = frame_table(path)
         return None if table is None else cls(zstandard, path, table)
 
     def _decode(self, frame):
@@ -296,48 +285,13 @@ class FramedReader:
         self.close()
 
 
-class FramedWriter:
-    """Writes a ``.zst`` file as one frame per ``frame_bytes`` of text, each declaring its
-    content size; a background thread compresses while the caller formats text."""
+class FramedWriter(FrameWriter):
+    """Writes a ``.zst`` file as one frame per ``frame_bytes`` (default
+    :data:`FRAME_TEXT_BYTES`) of text, each declaring its content size and with a checksum;
+    a background thread compresses while the caller formats text."""
 
     def __init__(self, zstandard, tmp, level, frame_bytes=None):
-        self._raw = open(tmp, "wb")
-        self._cctx = zstandard.ZstdCompressor(level=level, write_content_size=True,
-                                              write_checksum=True)
-        self._frame = FRAME_TEXT_BYTES if frame_bytes is None else frame_bytes
-        self._buf, self._size = [], 0
-        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
-        self._pending = collections.deque()
-
-    def _flush(self, force=False):
-        while self._size >= self._frame or (force and self._size):
-            data = b"".join(self._buf)
-            frame, rest = data[:self._frame], data[self._frame:]
-            self._buf, self._size = ([rest], len(rest)) if rest else ([], 0)
-            self._pending.append(self._pool.submit(self._cctx.compress, frame))
-            while len(self._pending) > 2 or (force and self._pending):
-                self._raw.write(self._pending.popleft().result())
-
-    def write(self, b):
-        self._buf.append(bytes(b))
-        self._size += len(b)
-        if self._size >= self._frame:
-            self._flush()
-        return len(b)
-
-    def close(self):
-        try:
-            if self._size == 0 and not self._pending and self._raw.tell() == 0:
-                self._raw.write(self._cctx.compress(b""))  # an empty file is still one frame
-            self._flush(force=True)
-            while self._pending:
-                self._raw.write(self._pending.popleft().result())
-        finally:
-            self._pool.shutdown(wait=True)
-            self._raw.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+        cctx = zstandard.ZstdCompressor(level=level, write_content_size=True,
+                                        write_checksum=True)
+        super().__init__(tmp, cctx.compress,
+                         FRAME_TEXT_BYTES if frame_bytes is None else frame_bytes)
