@@ -229,6 +229,59 @@ def test_sgd_dense_list_against_numpy():
     assert w64.tolist() == [0.8, 0.8, 0.8]
 
 
+@settings(max_examples=40, deadline=None)
+@given(f64=st.booleans(), shape=st.sampled_from([(1,), (7,), (4, 5), (2, 3, 4), (128, 128)]),
+       wd=st.sampled_from([0.0, 1e-4, 0.1]), rescale=st.sampled_from([1.0, 1 / 128, 1.5]),
+       clip=st.sampled_from([-1.0, 0.7]), momentum=st.sampled_from([0.0, 0.9]),
+       seed=st.integers(0, 1000))
+def test_dense_sgd_mom_native_equals_torch_kernel(f64, shape, wd, rescale, clip, momentum,
+                                                   seed):
+    """The dense SGD-momentum rule: one native call for the small tensors, torch's multi-tensor
+    kernels otherwise (and without the native module): the same bits."""
+    dtype = np.float64 if f64 else np.float32
+    rng = np.random.default_rng(seed)
+    w0, m0, g0 = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
+    params = dict(lr=0.1, momentum=momentum, wd=wd, rescale_grad=rescale, clip_gradient=clip)
+    out = {}
+    for native in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(row_kernels, "ENABLED", native)
+            w, m = mx.nd.array(w0, dtype=dtype), mx.nd.array(m0, dtype=dtype)
+            for _ in range(2):  # twice: the second step starts from a nonzero momentum
+                mx.nd.sgd_mom_update(w, mx.nd.array(g0, dtype=dtype), m, out=w, **params)
+            out[native] = (w.asnumpy(), m.asnumpy())
+    np.testing.assert_array_equal(out[True][0], out[False][0], err_msg="weight")
+    np.testing.assert_array_equal(out[True][1], out[False][1], err_msg="momentum")
+    # and the rule itself, in float64 NumPy (MXNet's formula)
+    w, m = w0.astype(np.float64), m0.astype(np.float64)
+    for _ in range(2):
+        g = rescale * g0.astype(np.float64)
+        if clip >= 0:
+            g = np.clip(g, -clip, clip)
+        m = momentum * m - 0.1 * wd * w - 0.1 * g
+        w = w + m
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(out[True][0], w, **tol)
+    np.testing.assert_allclose(out[True][1], m, **tol)
+
+
+def test_sgd_mom_dense_list_takes_small_cpu_tensors_only():
+    ws = [torch.ones(3), torch.ones(300, 300), torch.ones(4, dtype=torch.float64)]
+    ms = [torch.zeros(3), torch.zeros(300, 300), torch.zeros(4, dtype=torch.float64)]
+    gs = [torch.ones(3), torch.ones(300, 300), torch.full((4,), 2.0, dtype=torch.float64)]
+    rest = row_kernels.sgd_mom_dense(ws, ms, gs, lr=0.5, momentum=0.9)
+    assert len(rest) == 1 and rest[0][0] is ws[1]  # over the small-array limit: the caller's
+    assert torch.equal(ws[1], torch.ones(300, 300))
+    assert ws[0].tolist() == [0.5] * 3 and ms[0].tolist() == [-0.5] * 3
+    assert ws[2].tolist() == [0.0] * 4 and ms[2].tolist() == [-1.0] * 4  # by hand: -0.5 * 2
+    b, mom = torch.ones(3, requires_grad=True), torch.zeros(3)
+    z = (b * b).sum()
+    with torch.no_grad():
+        assert row_kernels.sgd_mom_dense([b], [mom], [torch.ones(3)], lr=0.1, momentum=0.9) == []
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
 def test_native_writes_are_seen_by_autograd():
     """A weight changed by a native kernel after being saved for backward makes backward raise,
     as a torch in-place op would (the kernels bump the version counter)."""

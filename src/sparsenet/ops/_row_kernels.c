@@ -523,6 +523,63 @@ static PyObject *py_sgd_dense(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+#define DENSE_SGD_MOM(T)                                                        \
+    do {                                                                        \
+        T *w = (T *)(uintptr_t)wp;                                              \
+        T *m = (T *)(uintptr_t)mp;                                              \
+        const T *g = (const T *)(uintptr_t)gp;                                  \
+        const T mom = (T)momentum, nlrwd = (T)(-lr * wd);                       \
+        const T scale = (T)rescale, c = (T)clipv;                               \
+        const T alpha = clip ? (T)(-lr) : (T)(-lr * rescale);                   \
+        for (long long j = 0; j < n; j++) {                                     \
+            T x = m[j] * mom;                                                   \
+            if (wd_on) x = x + nlrwd * w[j];                                    \
+            T y = g[j];                                                         \
+            if (clip) { y = y * scale; y = CLIP(y, c); }                        \
+            x = x + alpha * y;                                                  \
+            m[j] = x;                                                           \
+            w[j] = w[j] + x;                                                    \
+        }                                                                       \
+    } while (0)
+
+/* sgd_mom_dense(weights, moms, grads, sizes, lr, momentum, wd, rescale, clip, is_f64): the
+ * SGD-momentum step of the lazy kernel (sgd_mom) on every element of each (weight, momentum,
+ * gradient) triple of data pointers, in one call: the small dense parameters of a network. */
+static PyObject *py_sgd_mom_dense(PyObject *self, PyObject *args)
+{
+    PyObject *ws, *ms, *gs, *ns;
+    double lr, momentum, wd, rescale, clipv;
+    int is_f64;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!dddddp", &PyTuple_Type, &ws, &PyTuple_Type, &ms,
+                          &PyTuple_Type, &gs, &PyTuple_Type, &ns, &lr, &momentum, &wd,
+                          &rescale, &clipv, &is_f64))
+        return NULL;
+    Py_ssize_t k = PyTuple_GET_SIZE(ws);
+    if (PyTuple_GET_SIZE(ms) != k || PyTuple_GET_SIZE(gs) != k || PyTuple_GET_SIZE(ns) != k) {
+        PyErr_SetString(PyExc_ValueError,
+                        "sgd_mom_dense: weights, moms, grads and sizes differ in length");
+        return NULL;
+    }
+    const int clip = clipv >= 0, wd_on = wd != 0.0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        unsigned long long wp = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(ws, i));
+        unsigned long long mp = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(ms, i));
+        unsigned long long gp = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(gs, i));
+        long long n = PyLong_AsLongLong(PyTuple_GET_ITEM(ns, i));
+        if (PyErr_Occurred())
+            return NULL;
+        if (!wp || !mp || !gp || n < 0) {
+            PyErr_SetString(PyExc_ValueError, "sgd_mom_dense: null pointer or negative size");
+            return NULL;
+        }
+        if (is_f64)
+            DENSE_SGD_MOM(double);
+        else
+            DENSE_SGD_MOM(float);
+    }
+    Py_RETURN_NONE;
+}
+
 static const char kernel_doc[] =
     "(w, s1, s2, g, idx, n, cols, nrows, is_f64, threads, lr, wd, rescale, clip, a, b, eps)"
     " -> 0 done, 1 indices not strictly increasing (nothing written)";
@@ -536,6 +593,9 @@ static PyMethodDef methods[] = {
      "coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> distinct rows"},
     {"sgd_dense", py_sgd_dense, METH_VARARGS,
      "sgd_dense(weights, grads, sizes, lr, rescale, is_f64): plain SGD on small dense arrays"},
+    {"sgd_mom_dense", py_sgd_mom_dense, METH_VARARGS,
+     "sgd_mom_dense(weights, moms, grads, sizes, lr, momentum, wd, rescale, clip, is_f64): "
+     "SGD with momentum on small dense arrays"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_row_kernels",

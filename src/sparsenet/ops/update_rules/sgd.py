@@ -176,23 +176,35 @@ def _sgd_mom_lazy(weight, grad, mom, *, lr=None, momentum=0.0, wd=0.0, rescale_g
     return weight
 
 
+def _sgd_mom_dense_torch(triples, lr, momentum, wd, rescale_grad, clip_gradient):
+    """SGD with momentum on the ``(weight, mom, grad)`` tensors of ``triples`` with torch's
+    multi-tensor kernels, each element as the native kernels compute it (the same bits):
+    ``m = m*momentum + w*(-lr*wd) + g'*(-lr*k)`` with ``k*g' = clip(g*rescale_grad)``, then
+    ``w = w + m`` (products apart from the sums: no fused multiply-add)."""
+    ws, ms = [w for w, _, _ in triples], [m for _, m, _ in triples]
+    foreach_mul_(ms, momentum)
+    if wd:
+        foreach_add_(ms, [w * (-lr * wd) for w in ws])
+    scaled = [scaled_grad_alpha(g, rescale_grad, clip_gradient) for _, _, g in triples]
+    foreach_add_(ms, [g * (-lr * k) for g, k in scaled])
+    foreach_add_(ws, ms)
+
+
 def _sgd_mom_dense_many(items):
     """SGD with momentum, dense gradients on dense weights and momenta, for a list of
-    ``(weight, grad, (mom,), params)``: the items sharing one parameter dict run together in
-    torch's multi-tensor kernels (a network's many small dense parameters in a few calls)."""
+    ``(weight, grad, (mom,), params)``: the items sharing one parameter dict run together,
+    the small CPU tensors in one native call (:func:`~sparsenet.ops.row_kernels.sgd_mom_dense`),
+    the others in torch's multi-tensor kernels, with the same bits."""
     for w, g, _, _ in items:
         check_grad(w, g, "sgd_mom_update")
     for p, group in by_params(items):
-        ws, gs = [w._t for w, _, _, _ in group], [g._t for _, g, _, _ in group]
-        ms = [s[0]._t for _, _, s, _ in group]
-        lr = need_lr(p.get("lr"), "sgd_mom_update")
-        wd, momentum = p.get("wd", 0.0), p.get("momentum", 0.0)
-        rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
-        foreach_mul_(ms, momentum)
-        if wd:
-            foreach_add_(ms, ws, alpha=-lr * wd)
-        foreach_add_(ms, [rescale_clip(g, rescale_grad, clip_gradient) for g in gs], alpha=-lr)
-        foreach_add_(ws, ms)
+        triples = [(w._t, s[0]._t, g._t) for w, g, s, _ in group]
+        kw = dict(lr=need_lr(p.get("lr"), "sgd_mom_update"), momentum=p.get("momentum", 0.0),
+                  wd=p.get("wd", 0.0), rescale_grad=p.get("rescale_grad", 1.0),
+                  clip_gradient=p.get("clip_gradient", -1.0))
+        rest = row_kernels.sgd_mom_dense(*zip(*triples), **kw)
+        if rest:
+            _sgd_mom_dense_torch(rest, **kw)
 
 
 def _sgd_mom_dense(weight, grad, mom, **params):
