@@ -128,12 +128,23 @@ class NDArrayIter(DataIter):
     @property
     def provide_data(self):
         """One DataDesc per data array, batch axis set to ``batch_size``."""
-        return [self._desc(k, v) for k, v in self.data]
+        return list(self._descs()[0])
 
     @property
     def provide_label(self):
         """One DataDesc per label array."""
-        return [self._desc(k, v) for k, v in self.label]
+        return list(self._descs()[1])
+
+    def _descs(self):
+        """The (data, label) DataDescs, made once per ``batch_size`` (read for every batch by
+        PrefetchingIter and Module)."""
+        key = (self.batch_size, self.layout)
+        cached = getattr(self, "_desc_cache", None)
+        if cached is None or cached[0] != key:
+            cached = (key, tuple(self._desc(k, v) for k, v in self.data),
+                      tuple(self._desc(k, v) for k, v in self.label))
+            self._desc_cache = cached
+        return cached[1:]
 
     def _desc(self, name, arr):
         shape = list(arr.shape)
