@@ -32,6 +32,7 @@ from ..base import (_STORAGE_TYPE_CSR, _STORAGE_TYPE_DEFAULT,  # noqa: F401 - MX
                     _STORAGE_TYPE_ID_TO_STR, _STORAGE_TYPE_ROW_SPARSE,
                     _STORAGE_TYPE_STR_TO_ID, _STORAGE_TYPE_UNDEFINED)
 from ..context import LOGICAL, as_context, context_of, place
+from ..torch_compat import set_grad_enabled
 from . import nonzero
 from .stype import DEFAULT, STYPES
 
@@ -394,11 +395,14 @@ class NDArray:
         (1,)
         """
         idx = self._index(key)
-        if recording.STATE.recording:
+        if recording.STATE.recording or not torch.is_grad_enabled():
             out = wrap(self._t[idx])
-        else:
-            with torch.no_grad():
+        else:  # not recorded (torch.no_grad() costs more than the view itself)
+            set_grad_enabled(False)
+            try:
                 out = wrap(self._t[idx])
+            finally:
+                set_grad_enabled(True)
         return place(out, self.context) if LOGICAL.on else out
 
     def __setitem__(self, key, value):

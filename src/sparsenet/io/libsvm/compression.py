@@ -32,6 +32,7 @@ b'1 0:1\\n'
 import bz2
 import functools
 import gzip
+import importlib
 import lzma
 import os
 import threading
@@ -115,9 +116,8 @@ def _warn_once(key, message):
 def _isal(name="igzip_threaded"):
     """The ``isal`` module ``name`` (``igzip_threaded``, whose reader decompresses in its own
     thread, or ``isal_zlib``), or None (with one warning) when ``isal`` cannot be imported."""
-    try:
-        import importlib
-        return importlib.import_module(f"isal.{name}")  # optional: imported when a .gz is met
+    try:  # optional: imported when a .gz is met
+        return importlib.import_module(f"isal.{name}")
     except ImportError:
         _warn_once("isal", "the 'isal' package cannot be imported: gzip files are read and "
                            "written by the standard library, 2-3x (reading) and 10x or more "
