@@ -66,3 +66,49 @@ def test_real_advice_is_harmless():
 def test_cuda_arrays_are_not_advised(advice):
     t = memory.zeros((1024, 4096), device="cuda")
     assert advice == [] and t.is_cuda
+
+
+@pytest.fixture
+def populated(monkeypatch):
+    calls = []
+    monkeypatch.setattr(memory, "_POPULATE", lambda start, length, how: calls.append(
+        (start, length, how)) or 0)
+    return calls
+
+
+def test_populate_maps_the_whole_pages_inside_the_range(populated):
+    import numpy as np
+    a = np.empty(1 << 20, dtype=np.int64)  # 8 MiB
+    memory.populate(a, 1000, 300_000)
+    assert len(populated) == 1
+    start, length, how = populated[0]
+    assert how == 23  # MADV_POPULATE_WRITE
+    lo, hi = a.ctypes.data + 1000 * 8, a.ctypes.data + 300_000 * 8
+    assert start % 4096 == 0 and length % 4096 == 0
+    assert lo <= start < lo + 4096 and hi - 4096 < start + length <= hi
+
+
+def test_populate_skips_small_ranges(populated):
+    import numpy as np
+    a = np.empty(1 << 20, dtype=np.int64)
+    memory.populate(a, 0, memory.POPULATE_MIN_BYTES // 8 - 1)
+    memory.populate(a, 10, 10)
+    assert populated == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise is Linux's")
+def test_real_populate_keeps_values():
+    import numpy as np
+    a = np.arange(1 << 21, dtype=np.int64)  # 16 MiB, written before the call
+    b = np.empty(1 << 21, dtype=np.float32)
+    memory.populate(a, 0, a.shape[0])
+    memory.populate(b, 5, b.shape[0] - 5)
+    b[:] = 2.0
+    assert np.array_equal(a, np.arange(1 << 21)) and float(b.sum()) == 2.0 * (1 << 21)
+
+
+def test_populate_is_independent_of_the_huge_page_switch(monkeypatch):
+    monkeypatch.setenv("SPARSENET_HUGE_PAGES", "0")
+    assert memory._madvise() is None
+    if sys.platform.startswith("linux"):
+        assert memory._libc_madvise() is not None

@@ -1,21 +1,24 @@
 /*
- * libsvm_buffers.h: the parser's output memory for _libsvm_native.c: pooled
- * huge-page mappings, growable arrays, and the buffer type that hands them to
- * NumPy without a copy. Included once, by _libsvm_native.c.
+ * buffers.h: the parser's output memory for _native.c: pooled
+ * mappings, growable arrays, and the buffer type that hands them to
+ * NumPy without a copy. Included once, by _native.c.
  */
 #ifndef SPARSENET_LIBSVM_BUFFERS_H
 #define SPARSENET_LIBSVM_BUFFERS_H
 
 /* ------------------------------------------------------------------ memory */
 
-/* Arrays of 4 MiB or more are mapped directly, 2 MiB-aligned and marked for
- * transparent huge pages. Their capacities are generous upper bounds, so the
- * mappings are large but mostly untouched address space. Released mappings go
- * to a small pool and are reused by the next chunks: fresh pages must be
- * faulted in and zeroed by the kernel, which costs as much as parsing them on
- * a VM (measured), while reused pages are already there. */
+/* Arrays of 4 MiB or more are mapped directly, in 2 MiB steps. Their
+ * capacities are generous upper bounds, so the mappings are large but mostly
+ * untouched address space. Released mappings go to a small pool and are
+ * reused by the next chunks: fresh pages must be faulted in and zeroed by the
+ * kernel, which costs as much as parsing them on a VM (measured), while reused
+ * pages are already there. The pages are ordinary 4 KiB ones: advising them
+ * onto transparent huge pages made a process's first load 1.3-1.6x slower
+ * (each huge page is zeroed whole, and the kernel may compact memory to find
+ * one) and later chunks no faster (BENCHMARKS.md, stop 16). */
 #define BIG_ALLOC ((size_t)4 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
+#define MAP_STEP ((size_t)2 << 20)
 #define POOL_SLOTS 16
 
 #include <pthread.h>
@@ -32,19 +35,8 @@ static void pool_child(void) { pthread_mutex_init(&pool_lock, NULL); }
 
 static char *map_new(size_t m)
 {
-    char *raw = (char *)mmap(NULL, m + HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == (char *)MAP_FAILED)
-        return NULL;
-    uintptr_t start = ((uintptr_t)raw + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-    size_t head = (size_t)(start - (uintptr_t)raw);
-    if (head)
-        munmap(raw, head);
-    if (HUGE_PAGE - head)
-        munmap((char *)start + m, HUGE_PAGE - head);
-#ifdef MADV_HUGEPAGE
-    madvise((void *)start, m, MADV_HUGEPAGE);
-#endif
-    return (char *)start;
+    char *p = (char *)mmap(NULL, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == (char *)MAP_FAILED ? NULL : p;
 }
 
 static char *mem_alloc(size_t bytes, size_t *map)
@@ -52,7 +44,7 @@ static char *mem_alloc(size_t bytes, size_t *map)
     *map = 0;
     if (bytes < BIG_ALLOC)
         return (char *)malloc(bytes ? bytes : 1);
-    size_t m = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    size_t m = (bytes + MAP_STEP - 1) & ~(MAP_STEP - 1);
     pthread_mutex_lock(&pool_lock);
     int best = -1;
     for (int i = 0; i < pool_n; i++) /* the smallest pooled mapping that fits */

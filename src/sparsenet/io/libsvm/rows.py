@@ -197,9 +197,12 @@ def split_rows(rows, bs):
 
 
 def _empty(n, dtype):
-    """An uninitialised 1-D numpy array, on huge pages when large (faulting in a whole-file
-    result page by page costs as much as parsing it)."""
-    return memory.empty((n,), dtype=torch_dtype(dtype)).numpy()
+    """An uninitialised 1-D numpy array from torch's allocator, on ordinary pages: a load
+    writes its result once, front to back, so huge pages save it no TLB misses, and
+    faulting them in cost a process's first load 1.3-1.6x its time (each is zeroed whole,
+    and the kernel may compact memory to find one; NumPy's own allocator asks for them on
+    large arrays). BENCHMARKS.md, stop 16."""
+    return torch.empty((n,), dtype=torch_dtype(dtype)).numpy()
 
 
 class Growable:
@@ -218,22 +221,25 @@ class Growable:
         self._buf = _empty(max(int(capacity), 16), dtype)
         self.n = 0
 
-    def append(self, a):
-        need = self.n + a.shape[0]
+    def _room(self, need):
+        """Capacity for ``need`` items, the new ones' memory mapped in one call."""
         if need > self._buf.shape[0]:
             grown = _empty(max(need, int(self._buf.shape[0] * 1.5)), self._buf.dtype)
+            memory.populate(grown, 0, self.n)
             grown[:self.n] = self._buf[:self.n]
             self._buf = grown
+        memory.populate(self._buf, self.n, need)
+
+    def append(self, a):
+        need = self.n + a.shape[0]
+        self._room(need)
         self._buf[self.n:need] = a
         self.n = need
 
     def append_shifted(self, a, shift):
         """Append ``a + shift`` (indptr pieces)."""
         need = self.n + a.shape[0]
-        if need > self._buf.shape[0]:
-            grown = _empty(max(need, int(self._buf.shape[0] * 1.5)), self._buf.dtype)
-            grown[:self.n] = self._buf[:self.n]
-            self._buf = grown
+        self._room(need)
         np.add(a, shift, out=self._buf[self.n:need])
         self.n = need
 
