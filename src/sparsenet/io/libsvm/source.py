@@ -39,6 +39,7 @@ range that holds its first byte, so every line is read by exactly one range.
 >>> [bytes(c.data) for c in iter_chunks(files, num_parts=2, part_index=1)]
 [b'1 2:3\\n']
 """
+import mmap
 import os
 import threading
 from typing import NamedTuple
@@ -241,12 +242,14 @@ _local = threading.local()
 
 def _scratch(n, reuse, name="buf"):
     """A buffer of at least ``n`` bytes: this thread's reusable one (of that ``name``) when
-    ``reuse``."""
+    ``reuse``, an anonymous mapping (its pages zeroed by the system as they are first
+    written: a ``bytearray`` zeroes them all up front, a second pass over memory that cost a
+    process's first load 6-7 ms of 0.14 s, measured)."""
     if not reuse:
         return bytearray(n)
     buf = getattr(_local, name, None)
     if buf is None or len(buf) < n:
-        buf = bytearray(n + n // 4)
+        buf = mmap.mmap(-1, n + n // 4)
         setattr(_local, name, buf)
     return buf
 
