@@ -10,12 +10,17 @@ from sparsenet.ndarray import memory
 HUGE = 2 << 20
 
 
-@pytest.fixture
-def advice(monkeypatch):
+def _record(monkeypatch, name):
+    """Replace the madvise binding ``name`` of the module with one that records its calls."""
     calls = []
-    monkeypatch.setattr(memory, "_MADVISE", lambda start, length, how: calls.append(
+    monkeypatch.setattr(memory, name, lambda start, length, how: calls.append(
         (start, length, how)) or 0)
     return calls
+
+
+@pytest.fixture
+def advice(monkeypatch):
+    return _record(monkeypatch, "_MADVISE")
 
 
 def test_large_array_is_advised_on_its_aligned_part(advice):
@@ -70,10 +75,7 @@ def test_cuda_arrays_are_not_advised(advice):
 
 @pytest.fixture
 def populated(monkeypatch):
-    calls = []
-    monkeypatch.setattr(memory, "_POPULATE", lambda start, length, how: calls.append(
-        (start, length, how)) or 0)
-    return calls
+    return _record(monkeypatch, "_POPULATE")
 
 
 def test_populate_maps_the_whole_pages_inside_the_range(populated):

@@ -47,15 +47,16 @@ def _libc_madvise():
     return fn
 
 
+_LIBC_MADVISE = _libc_madvise()
+
+
 def _madvise():
     """``madvise`` for the huge-page advice, or None where unavailable or switched off."""
-    if os.environ.get("SPARSENET_HUGE_PAGES") == "0":
-        return None
-    return _libc_madvise()
+    return None if os.environ.get("SPARSENET_HUGE_PAGES") == "0" else _LIBC_MADVISE
 
 
 _MADVISE = _madvise()
-_POPULATE = _libc_madvise()
+_POPULATE = _LIBC_MADVISE
 
 
 def empty(shape, dtype=torch.float32, device=None):
@@ -110,6 +111,15 @@ def populate(array, start, stop):
     inside the range are touched, and values never change; ranges under
     :data:`POPULATE_MIN_BYTES`, kernels before Linux 5.14 and other systems get nothing.
 
+    Parameters
+    ----------
+    array : numpy.ndarray
+        A 1-D array (its memory need not be mapped yet).
+    start, stop : int
+        The items about to be written.
+
+    Examples
+    --------
     >>> import numpy as np
     >>> a = np.empty(1 << 20)
     >>> populate(a, 0, a.shape[0])

@@ -14,7 +14,7 @@
  * reused by the next chunks: fresh pages must be faulted in and zeroed by the
  * kernel, which costs as much as parsing them on a VM (measured), while reused
  * pages are already there. The pages are ordinary 4 KiB ones: advising them
- * onto transparent huge pages made a process's first load 1.3-1.6x slower
+ * onto transparent huge pages made a process's first load 1.3-2x slower
  * (each huge page is zeroed whole, and the kernel may compact memory to find
  * one) and later chunks no faster (BENCHMARKS.md, stop 16). */
 #define BIG_ALLOC ((size_t)4 << 20)

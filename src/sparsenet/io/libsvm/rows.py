@@ -199,7 +199,7 @@ def split_rows(rows, bs):
 def _empty(n, dtype):
     """An uninitialised 1-D numpy array from torch's allocator, on ordinary pages: a load
     writes its result once, front to back, so huge pages save it no TLB misses, and
-    faulting them in cost a process's first load 1.3-1.6x its time (each is zeroed whole,
+    faulting them in cost a process's first load 1.3-2x its time (each is zeroed whole,
     and the kernel may compact memory to find one; NumPy's own allocator asks for them on
     large arrays). BENCHMARKS.md, stop 16."""
     return torch.empty((n,), dtype=torch_dtype(dtype)).numpy()
@@ -222,13 +222,14 @@ class Growable:
         self.n = 0
 
     def _room(self, need):
-        """Capacity for ``need`` items, the new ones' memory mapped in one call."""
-        if need > self._buf.shape[0]:
-            grown = _empty(max(need, int(self._buf.shape[0] * 1.5)), self._buf.dtype)
-            memory.populate(grown, 0, self.n)
-            grown[:self.n] = self._buf[:self.n]
-            self._buf = grown
-        memory.populate(self._buf, self.n, need)
+        """Capacity for ``need`` items, the memory about to be written mapped in one call."""
+        if need <= self._buf.shape[0]:
+            memory.populate(self._buf, self.n, need)
+            return
+        grown = _empty(max(need, int(self._buf.shape[0] * 1.5)), self._buf.dtype)
+        memory.populate(grown, 0, need)
+        grown[:self.n] = self._buf[:self.n]
+        self._buf = grown
 
     def append(self, a):
         need = self.n + a.shape[0]
