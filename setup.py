@@ -17,6 +17,7 @@ setup(
                      "src/sparsenet/io/libsvm/_native_write.c"],  # the writer
             depends=["src/sparsenet/io/libsvm/errors.h", "src/sparsenet/io/libsvm/numbers.h",
                      "src/sparsenet/io/libsvm/buffers.h", "src/sparsenet/io/libsvm/format.h",
+                     "src/sparsenet/io/libsvm/feature_scan.h",
                      "src/sparsenet/io/libsvm/write.h"],
             include_dirs=["src/sparsenet/io/libsvm"],
             extra_compile_args=["-O3", "-std=gnu11", "-Wall", "-Wno-unused-parameter"],

@@ -157,9 +157,6 @@ static int parse_multilabel(const char *t, const char *e, const Opts *o, Result 
     return 1;
 }
 
-/* Parse the region [buf, buf + n), whose last byte is '\n' (the sentinel that
- * lets the scanning loops run without bounds checks). Offsets in errors are
- * relative to buf plus `base`. Rows are appended to r. */
 /* 0, or the error for a parsed number that is a nan/inf literal while those are
  * not allowed, or finite but out of the dtype's range. */
 static inline int check_finite(double d, int nonfinite, const Opts *o, int e_nonfinite,
@@ -214,6 +211,13 @@ static __attribute__((noinline)) int parse_label(const char *t, const char *e, c
     return 0;
 }
 
+#include "feature_scan.h"
+
+/* Parse the region [buf, buf + n), whose last byte is '\n' (the sentinel that
+ * lets the scanning loops run without bounds checks). Offsets in errors are
+ * relative to buf plus `base`. Rows are appended to r. A line's features are
+ * read by fast_features (feature_scan.h) when they take the common form, else (and
+ * for every error) by the loop here. */
 static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o, Result *r)
 {
     const char *p = buf, *end = buf + n;
@@ -288,7 +292,16 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
         size_t row_start = r->indices.len;
         int64_t prev = -1;
         int unsorted = 0, dups = 0;
-        for (;;) {
+#ifdef HAVE_FAST_FEATURES
+        while (cls[(unsigned char)*p] & C_WS) /* after a qid */
+            p++;
+        const char *fast = fast_features(p, end, o, r, (uint64_t)shift);
+        if (fast)
+            p = fast;
+#else
+        const char *fast = NULL;
+#endif
+        while (!fast) { /* the general loop: lines fast_features leaves */
             while (cls[(unsigned char)*p] & C_WS)
                 p++;
             if (cls[(unsigned char)*p] & (C_HASH | C_NL))

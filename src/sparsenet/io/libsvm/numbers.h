@@ -274,7 +274,8 @@ static __attribute__((noinline, unused)) const char *parse_number(const char *p,
  * NULL: use parse_number. The scanning loops stop at the region's final
  * '\n', so they need no bounds checks. (Measured: plain loops beat 8-byte
  * SWAR digit runs here, because predictable branches let the CPU run ahead
- * while SWAR chains every token on the previous one.) */
+ * while SWAR chains every token on the previous one; feature_scan.h converts
+ * with SWAR once a bitmap has given every token's length, and is faster.) */
 static inline __attribute__((always_inline)) const char *fast_value(const char *p, double *out)
 {
     int neg = (*p == '-');

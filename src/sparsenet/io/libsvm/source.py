@@ -238,6 +238,11 @@ def _pread_into(fd, buf, n, offset):
 
 
 _local = threading.local()
+# Private anonymous memory where the platform has it: Python's default for an anonymous
+# mapping is a shared one, which Linux backs with shmem, slower to fault in (a process's first
+# .zst load 0.138 -> 0.134 s, medians of 8 interleaved).
+_PRIVATE = ({"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS}
+            if hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MAP_ANONYMOUS") else {})
 
 
 def _scratch(n, reuse, name="buf"):
@@ -249,7 +254,7 @@ def _scratch(n, reuse, name="buf"):
         return bytearray(n)
     buf = getattr(_local, name, None)
     if buf is None or len(buf) < n:
-        buf = mmap.mmap(-1, n + n // 4)
+        buf = mmap.mmap(-1, n + n // 4, **_PRIVATE)
         setattr(_local, name, buf)
     return buf
 
