@@ -12,7 +12,7 @@
  * point squeezed out first), longer runs in 64-bit words (SWAR). The token
  * boundaries come from the bitmap, not from the digits, so the conversions of
  * successive tokens overlap in the CPU. (Measured on the benchmark's lines,
- * chunks in cache: the general loop 1.22 GB/s per core, this 1.71.)
+ * chunks in cache: the general loop 1.22 GB/s per core, this 1.7-1.8.)
  *
  * It only reads: on anything else (an exponent, nan, a comment, an index out
  * of order, out of range or repeated, a run of more than 16 digits, too close
