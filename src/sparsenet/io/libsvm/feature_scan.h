@@ -20,13 +20,13 @@
  * returns NULL, and parse_region's general loop reads the line's features
  * from the same place, with every rule and error message. What it accepts it
  * converts with the general loop's own arithmetic (fast_value's), so both give
- * the same bits. Without SSE2 (or on a big-endian machine) the general loop
- * reads every line. Included once, by _native.c, after numbers.h.
+ * the same bits. Elsewhere than on x86-64 (SSE2 and little-endian words are
+ * assumed there) the general loop reads every line. Included once, by _native.c, after numbers.h.
  */
 #ifndef SPARSENET_LIBSVM_FEATURE_SCAN_H
 #define SPARSENET_LIBSVM_FEATURE_SCAN_H
 
-#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(__SSE2__) && defined(__x86_64__)
 #define HAVE_FAST_FEATURES 1
 #include <emmintrin.h>
 
