@@ -89,6 +89,26 @@ def test_scanner_agrees_on_any_tokens(text, opts):
 
 
 @native
+@settings(max_examples=400, deadline=None)
+@given(lines(sorted_only=True), st.lists(st.tuples(st.floats(0, 1), st.sampled_from(
+    list(b"0123456789:.-+ \t\n#ex\r\x00\xffq")), st.sampled_from(["set", "del", "ins"])),
+    min_size=1, max_size=5), st.sampled_from(OPTIONS))
+def test_scanner_agrees_on_damaged_lines(text, edits, opts):
+    """Well-formed lines with a few bytes replaced, removed or inserted anywhere (inside
+    digit runs, at separators, in the padding of a block)."""
+    buf = bytearray(text.encode("latin-1"))
+    for where, byte, how in edits:
+        i = min(int(where * len(buf)), len(buf) - 1)
+        if how == "set":
+            buf[i] = byte
+        elif how == "del" and len(buf) > 1:
+            del buf[i]
+        else:
+            buf.insert(i, byte)
+    _check(buf.decode("latin-1"), opts)
+
+
+@native
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_scanner_values_match_python_float(dtype):
     """Every value form the scanner converts (1-19 digits, any point position, signs,
