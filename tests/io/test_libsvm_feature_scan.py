@@ -162,3 +162,21 @@ def test_scanner_hands_back_a_line_midway():
         got = libsvm_kernel.parse(text, strict, backend="native")
         assert got == libsvm_kernel.parse(text, strict, backend="python")
         assert type(got).__name__ == "KernelError"
+
+
+@native
+def test_scanner_stops_at_comments_and_keeps_order_rules():
+    """A comment ends the features wherever it starts, even right after a value and
+    looking like tokens; indices out of order or repeated are sorted or summed as the
+    options say (hand-computed rows)."""
+    head = " ".join(f"{i}:1" for i in range(1, 20))
+    text = (f"1 {head} 30:2#40:5 50:6\n"
+            f"1 {head} 30:2 #40:5\n"
+            f"1 {head} 30:2.5e0# 40:5\n"
+            f"1 {head} 25:3 21:4 25:1\n").encode() + PAD
+    got = libsvm_kernel.parse(text, ParseOptions(duplicates="sum"), backend="native")
+    first = list(range(1, 20))
+    assert got.indices.tolist() == (first + [30]) * 3 + first + [21, 25]
+    assert got.values.tolist() == ([1.0] * 19 + [2.0]) * 2 + [1.0] * 19 + [2.5] + \
+        [1.0] * 19 + [4.0, 4.0]
+    assert same(got, libsvm_kernel.parse(text, ParseOptions(duplicates="sum"), backend="python"))

@@ -226,6 +226,12 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
     /* the largest raw (file) index that stays below the limit */
     const uint64_t max_raw = (uint64_t)(o->limit - 1 + shift);
 #define OFF(ptr) ((int64_t)((ptr) - buf) + base)
+#ifdef HAVE_FAST_FEATURES
+    /* Lines tried with fast_features, and those it handed back: a region where more than
+     * a quarter come back (say, every line has an exponent somewhere) is read by the
+     * general loop alone, so that no line is read twice for long. */
+    int64_t scan_tries = 0, scan_misses = 0;
+#endif
 
     while (p < end) {
         const char *line = p;
@@ -295,7 +301,12 @@ static void parse_region(const char *buf, size_t n, int64_t base, const Opts *o,
 #ifdef HAVE_FAST_FEATURES
         while (cls[(unsigned char)*p] & C_WS) /* after a qid */
             p++;
-        const char *fast = fast_features(p, end, o, r, (uint64_t)shift);
+        const char *fast = NULL;
+        if (scan_misses * 4 <= scan_tries + 16) { /* else the scanner keeps handing lines back */
+            fast = fast_features(p, end, o, r, (uint64_t)shift, &unsorted, &dups);
+            scan_tries++;
+            scan_misses += !fast;
+        }
         if (fast)
             p = fast;
 #else

@@ -14,14 +14,19 @@
  * successive tokens overlap in the CPU. (Measured on the benchmark's lines,
  * chunks in cache: the general loop 1.22 GB/s per core, this 1.7-1.8.)
  *
- * It only reads: on anything else (an exponent, nan, a comment, an index out
- * of order, out of range or repeated, a run of more than 16 digits, too close
- * to the buffer's end for a whole block) it undoes what it appended and
- * returns NULL, and parse_region's general loop reads the line's features
- * from the same place, with every rule and error message. What it accepts it
- * converts with the general loop's own arithmetic (fast_value's), so both give
- * the same bits. Elsewhere than on x86-64 (SSE2 and little-endian words are
- * assumed there) the general loop reads every line. Included once, by _native.c, after numbers.h.
+ * A comment ends the features as in the general loop, and indices out of
+ * order or repeated are kept as written, flagged for parse_region to sort and
+ * merge as it does the general loop's, where the options allow them. On
+ * anything else (an exponent, nan, an index out of range, a run of more than
+ * 16 digits, an order the options forbid, too close to the buffer's end for a
+ * whole block) it undoes what it appended and returns NULL, and parse_region's
+ * general loop reads the line's features from the same place, with every rule
+ * and error message; parse_region stops trying it in a chunk where it hands
+ * back more than a quarter of the lines. What it accepts it converts with the
+ * general loop's own arithmetic (fast_value's), so both give the same bits.
+ * Elsewhere than on x86-64 (SSE2 and little-endian words are assumed there)
+ * the general loop reads every line. Included once, by _native.c, after
+ * numbers.h.
  */
 #ifndef SPARSENET_LIBSVM_FEATURE_SCAN_H
 #define SPARSENET_LIBSVM_FEATURE_SCAN_H
@@ -114,13 +119,16 @@ static const uint64_t pow10_u64[17] = {
     } while (0)
 
 /* The features of the line whose first token (not whitespace) is at p, appended
- * to r's indices and values; returns where the line's '\n' is, or NULL (nothing
- * appended) for the general loop to read the line. shift is 1 for one-based files.
+ * to r's indices and values; returns where they end (the line's '\n' or '#'), or
+ * NULL (nothing appended) for the general loop to read the line. shift is 1 for
+ * one-based files; *unsorted and *dups say whether indices came out of order or
+ * repeated (as the general loop's flags).
  * Out of line: compiled on its own, its loop keeps its values in registers
  * (measured 4% faster than inlined into parse_region). */
 static __attribute__((noinline)) const char *fast_features(const char *p, const char *end,
                                                            const Opts *o, Result *r,
-                                                           uint64_t shift)
+                                                           uint64_t shift, int *unsorted,
+                                                           int *dups)
 {
     if (end - p < FAST_MARGIN)
         return NULL;
@@ -132,12 +140,15 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
     char *vals = r->values.p;
     const int f64 = o->f64;
     const uint64_t limit = (uint64_t)o->limit;
-    int64_t prev = -1;
+    int64_t prev = -1, top = -1;
+    /* 1: kept as written, for parse_region to sort or merge; 0: an error */
+    const int order_ok = !o->strict_order, dup_ok = o->dup_sum;
+    int out_of_order = 0, repeated = 0;
     const char *q;
     NEXT_NONDIGIT(q);
     for (;;) {
         if (q == p) { /* no digit here: the line ends, or the general loop decides */
-            if (*p != '\n')
+            if (*p != '\n' && *p != '#')
                 goto undo;
             break;
         }
@@ -179,10 +190,14 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
         if (raw - shift >= limit) /* below shift wraps around: also out of range */
             goto undo;
         int64_t idx = (int64_t)(raw - shift);
-        if (idx <= prev)
-            goto undo;
+        if (__builtin_expect(idx <= prev, 0)) {
+            if (!(idx == prev ? dup_ok : order_ok))
+                goto undo; /* an error: the general loop reports it */
+            repeated |= idx == prev;
+            out_of_order |= idx < prev;
+        }
         prev = idx;
-        if (w > ((uint64_t)1 << 53) || !(cls[(unsigned char)*t] & (C_WS | C_NL)))
+        if (w > ((uint64_t)1 << 53) || !(cls[(unsigned char)*t] & C_TERM))
             goto undo;
         double d = (double)w / exact_p10[nfrac]; /* as fast_value */
         if (neg)
@@ -202,7 +217,7 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
             ((float *)vals)[len] = (float)d;
         len++;
         /* ---- what follows the value */
-        if (*t == '\n') {
+        if (*t != ' ' && (*t == '\n' || *t == '#')) {
             p = t;
             break;
         }
@@ -214,8 +229,14 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
         }
     }
     r->indices.len = len;
-    if (prev > r->max_index)
-        r->max_index = prev;
+    top = prev;
+    if (out_of_order)
+        for (size_t i = start; i < len; i++)
+            top = ind[i] > top ? ind[i] : top;
+    if (top > r->max_index)
+        r->max_index = top;
+    *unsorted = out_of_order;
+    *dups = repeated;
     return p;
 undo:
     r->indices.len = start;
