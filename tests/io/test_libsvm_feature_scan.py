@@ -3,10 +3,10 @@ the general loop and the pure-Python reference kernel do, and hands every other 
 
 The scanner only runs on a line whose features start at least 80 bytes before the end of
 the parsed text, so every text here ends with a long comment line: each line under test is
-then within its reach. Lines mix what it takes (plain decimal tokens, indices increasing)
-with what it must hand back mid-line (exponents, nan, comments, unsorted or repeated or
-out-of-range indices, long digit runs, bad tokens), at any position in a line and across
-the 64-byte blocks it classifies.
+then within its reach. Lines mix what it takes (plain decimal tokens, comments, indices in
+any order the options allow) with what it must hand back mid-line (exponents, nan,
+out-of-range indices, orders the options forbid, long digit runs, bad tokens), at any
+position in a line and across the 64-byte blocks it classifies.
 """
 import numpy as np
 import pytest
@@ -180,3 +180,19 @@ def test_scanner_stops_at_comments_and_keeps_order_rules():
     assert got.values.tolist() == ([1.0] * 19 + [2.0]) * 2 + [1.0] * 19 + [2.5] + \
         [1.0] * 19 + [4.0, 4.0]
     assert same(got, libsvm_kernel.parse(text, ParseOptions(duplicates="sum"), backend="python"))
+
+
+@native
+def test_chunk_read_by_the_general_loop_after_many_lines_come_back():
+    """After enough handed-back lines (every value with an exponent) parse_region stops
+    trying the scanner for the rest of the chunk; the rows are the same either way."""
+    odd = "".join(f"1 {i}:1e-1 {i + 1}:2.5E1\n" for i in range(60))
+    plain = "".join(f"0 {i}:0.5 {i + 3}:-1.25 {i + 7}:3\n" for i in range(60))
+    for text in (odd + plain, plain + odd + plain):
+        buf = text.encode() + PAD
+        got = libsvm_kernel.parse(buf, ParseOptions(), backend="native")
+        assert same(got, libsvm_kernel.parse(buf, ParseOptions(), backend="python"))
+        assert got.nrows == text.count("\n")
+    got = libsvm_kernel.parse((odd + plain).encode() + PAD, ParseOptions(), backend="native")
+    assert got.values[:4].tolist() == [np.float32(0.1), 25.0, np.float32(0.1), 25.0]
+    assert got.values[-3:].tolist() == [0.5, -1.25, 3.0]
