@@ -23,7 +23,8 @@
  * general loop reads the line's features from the same place, with every rule
  * and error message; parse_region stops trying it in a chunk where it hands
  * back more than a quarter of the lines. What it accepts it converts with the
- * general loop's own arithmetic (fast_value's), so both give the same bits.
+ * general loop's own exact case (exact_decimal, numbers.h), so both give the
+ * same bits.
  * Elsewhere than on x86-64 (SSE2 and little-endian words are assumed there)
  * the general loop reads every line. Included once, by _native.c, after
  * numbers.h.
@@ -197,9 +198,9 @@ static __attribute__((noinline)) const char *fast_features(const char *p, const 
             out_of_order |= idx < prev;
         }
         prev = idx;
-        if (w > ((uint64_t)1 << 53) || !(cls[(unsigned char)*t] & C_TERM))
+        if (!exact_decimal_ok(w, nfrac) || !(cls[(unsigned char)*t] & C_TERM))
             goto undo;
-        double d = (double)w / exact_p10[nfrac]; /* as fast_value */
+        double d = exact_decimal(w, nfrac);
         if (neg)
             d = -d;
         if (len == cap) {

@@ -269,13 +269,27 @@ static __attribute__((noinline, unused)) const char *parse_number(const char *p,
 }
 
 
+/* Clinger's exact case: digits w with nfrac of them after the point are converted
+ * exactly (correctly rounded) by exact_decimal when exact_decimal_ok. fast_value and
+ * feature_scan.h's scanner both convert through these, so they accept and round alike. */
+static inline int exact_decimal_ok(uint64_t w, size_t nfrac)
+{
+    return w <= ((uint64_t)1 << 53) && nfrac <= 22;
+}
+
+static inline double exact_decimal(uint64_t w, size_t nfrac)
+{
+    return (double)w / exact_p10[nfrac];
+}
+
 /* The common value inline: [+-]? d+ [. d*] with at most 19 digits, no
  * exponent, exactly convertible by Clinger's rule, followed by a terminator.
  * NULL: use parse_number. The scanning loops stop at the region's final
  * '\n', so they need no bounds checks. (Measured: plain loops beat 8-byte
  * SWAR digit runs here, because predictable branches let the CPU run ahead
  * while SWAR chains every token on the previous one; feature_scan.h converts
- * with SWAR once a bitmap has given every token's length, and is faster.) */
+ * eight digits at a time once a bitmap has given every token's length, and is
+ * faster.) */
 static inline __attribute__((always_inline)) const char *fast_value(const char *p, double *out)
 {
     int neg = (*p == '-');
@@ -298,10 +312,9 @@ static inline __attribute__((always_inline)) const char *fast_value(const char *
         nfrac = (size_t)(p - fp);
         nd += nfrac;
     }
-    if (nd == 0 || nd > 19 || nfrac > 22 || w > ((uint64_t)1 << 53) ||
-        !(cls[(unsigned char)*p] & C_TERM))
+    if (nd == 0 || nd > 19 || !exact_decimal_ok(w, nfrac) || !(cls[(unsigned char)*p] & C_TERM))
         return NULL;
-    double v = (double)w / exact_p10[nfrac];
+    double v = exact_decimal(w, nfrac);
     *out = neg ? -v : v;
     return p;
 }
