@@ -98,10 +98,11 @@ def test_members_are_parsed_one_task_each_every_row_once(lengths, frame_bytes, t
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "f.svm.gz")
         _write(path, text, frame_bytes)
-        tasks = plan(list_files(path))
+        tasks = plan(list_files(path), chunk_size=1)  # one task per member
         assert all(isinstance(t, FrameTask) for t in tasks)
         assert len(tasks) == -(-len(text) // frame_bytes)
-        _check_rows(path, lengths)
+        _check_rows(path, lengths, chunk_size=1)
+        _check_rows(path, lengths, chunk_size=frame_bytes * 3)  # tasks of three members
 
 
 def test_foreign_gzip_files_take_the_streaming_reader(tmp_path):
@@ -220,7 +221,7 @@ def test_a_framed_file_shared_by_parts_frame_by_frame(lengths, frame_bytes, num_
         frames = -(-len(text) // frame_bytes)
         labels, owned = [], []
         for k in range(num_parts):
-            tasks = plan(list_files(path), num_parts, k)
+            tasks = plan(list_files(path), num_parts, k, chunk_size=1)  # a task per frame
             assert all(isinstance(t, FrameTask) for t in tasks)  # no part streams the file
             owned += [t.index for t in tasks]
             _, label = mx.io.load_libsvm(path, num_features=31, num_parts=num_parts,

@@ -137,7 +137,8 @@ def _check_rows(path, lengths, **kw):
 
 def _frame_tasks(path):
     from sparsenet.io.libsvm.source import FrameTask, list_files, plan
-    return [t for t in plan(list_files(path)) if isinstance(t, FrameTask)]
+    # chunk_size=1: one task per frame (a task holds consecutive frames up to chunk_size)
+    return [t for t in plan(list_files(path), chunk_size=1) if isinstance(t, FrameTask)]
 
 
 @settings(max_examples=40, deadline=None)
@@ -151,7 +152,8 @@ def test_frames_are_parsed_one_task_each_every_row_once(lengths, frame_bytes, tr
         with zstd_frames.FramedWriter(zstandard, path, 1, frame_bytes=frame_bytes) as w:
             w.write(text)
         assert len(_frame_tasks(path)) == -(-len(text) // frame_bytes)
-        _check_rows(path, lengths)
+        _check_rows(path, lengths, chunk_size=1)  # tasks of one frame
+        _check_rows(path, lengths, chunk_size=frame_bytes * 3)  # of three
 
 
 def test_frames_ending_at_newlines_empty_and_skippable_frames(tmp_path):
@@ -164,7 +166,8 @@ def test_frames_ending_at_newlines_empty_and_skippable_frames(tmp_path):
             + cctx.compress(b"".join(lines[2:5])) + cctx.compress(lines[5]))
     path = tmp_path / "a.svm.zst"
     path.write_bytes(blob)
-    assert [t.index for t in _frame_tasks(str(path))] == [0, 1, 2]  # data frames only
+    # data frames only; the empty one too (its task checks that it holds nothing)
+    assert [t.index for t in _frame_tasks(str(path))] == [0, 1, 2, 3]
     _check_rows(str(path), lengths)
 
 

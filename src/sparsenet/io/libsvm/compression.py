@@ -14,8 +14,10 @@ standard gzip); levels 4-9, which ISA-L lacks, by zlib. Without ``isal`` the
 standard library reads and writes gzip, with one :class:`CompressionFallbackWarning`.
 Without a Zstandard codec, ``.zst`` raises :class:`CompressionUnavailableError`
 naming the package to install. Multi-frame ``.zst`` and multi-member ``.gz``
-files are read whole. sparsenet writes ``.gz`` and ``.zst`` as one member or frame
-per 4 MiB of text that says where it ends (:mod:`~sparsenet.io.libsvm.gzip_members`,
+files are read whole, in bounded memory whatever the compression ratio, and every
+frame or member that declares its size is checked against it, zero included.
+sparsenet writes ``.gz`` and ``.zst`` as one member or frame per 4 MiB of text
+that says where it ends (:mod:`~sparsenet.io.libsvm.gzip_members`,
 :mod:`~sparsenet.io.libsvm.zstd_frames`): :func:`frame_table` finds them, and the
 parsing threads decompress them in parallel (:func:`frame_codec`). A file whose content does not match its suffix, or a
 truncated or corrupt archive, raises :class:`CompressedFileError` naming the path.
@@ -146,69 +148,6 @@ def _zstd_module():
                                           f"{_ZSTD_HINT}") from None
 
 
-class _ZstdReader:
-    """The bytes of every frame of a ``.zst`` file, with ``zstandard``.
-
-    Its ``stream_reader`` returns a frame cut short as a clean end of file, so
-    frames are decoded here, and a file that ends inside one raises EOFError.
-    """
-
-    _IN = 1 << 17  # compressed bytes per step: bounds what one step can inflate to
-
-    def __init__(self, zstandard, path):
-        self._raw = open(path, "rb")
-        self._dctx = zstandard.ZstdDecompressor()
-        self._obj, self._in_frame = self._dctx.decompressobj(), False
-        self._pieces, self._have, self._eof = [], 0, False
-
-    def _step(self):
-        data = self._raw.read(self._IN)
-        if not data:
-            if self._in_frame:
-                raise EOFError("the file ends inside a Zstandard frame")
-            self._eof = True
-            return
-        while data:
-            self._in_frame = True
-            out = self._obj.decompress(data)
-            if out:
-                self._pieces.append(out)
-                self._have += len(out)
-            if not self._obj.eof:
-                return
-            data = self._obj.unused_data  # the next frame starts here
-            self._obj, self._in_frame = self._dctx.decompressobj(), False
-
-    def read(self, n=-1):
-        """Up to ``n`` bytes (all when ``n < 0``); fewer only at the end or to save a copy."""
-        if n is None or n < 0:
-            n = float("inf")
-        while not self._eof and self._have < n:
-            self._step()
-        take, size = 0, 0  # whole pieces that fit: one copy, no split
-        while take < len(self._pieces) and size + len(self._pieces[take]) <= n:
-            size += len(self._pieces[take])
-            take += 1
-        if take == 0 and self._pieces:  # the first piece alone is too big: split it
-            first = self._pieces[0]
-            self._pieces[0] = first[n:]
-            self._have -= n
-            return first[:n]
-        out = b"".join(self._pieces[:take]) if take != 1 else self._pieces[0]
-        del self._pieces[:take]
-        self._have -= size
-        return out
-
-    def close(self):
-        self._raw.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-
 class _Checked:
     """A decompressing reader whose codec errors (``errors``) name the file."""
 
@@ -264,7 +203,10 @@ class _Empty:
 def open_read(path, fmt):
     """A binary reader of the decompressed bytes of ``path`` (``fmt`` from :func:`compression_of`).
 
-    gzip through ISA-L decompresses in a thread of its own, ahead of the reads.
+    gzip through ISA-L decompresses in a thread of its own, ahead of the reads. Every
+    reader decompresses a bounded number of bytes per step (``read(n)`` holds about ``n``
+    bytes, whatever the compression ratio), and every frame or member that declares its
+    size is checked against it, zero included.
 
     Raises
     ------
@@ -287,11 +229,11 @@ def open_read(path, fmt):
             inner = gzip.open(path, "rb")
     elif fmt == "zstd":
         # frames that declare their size (sparsenet writes such files): in parallel
-        framed = zstd_frames.FramedReader.open(mod, path) if kind == "zstandard" else None
-        if framed is not None:
-            inner, errors = framed, (mod.ZstdError,)
+        table = frame_table(path, fmt) if kind == "zstandard" else None  # remembered
+        if table:
+            inner, errors = zstd_frames.FramedReader(mod, path, table), (mod.ZstdError,)
         elif kind == "zstandard":
-            inner, errors = _ZstdReader(mod, path), (mod.ZstdError,)
+            inner, errors = zstd_frames.StreamReader(mod, path), (mod.ZstdError,)
         else:
             inner, errors = mod.open(path, "rb"), (mod.ZstdError,)
     elif fmt == "xz":
@@ -305,8 +247,9 @@ class FrameCodec(NamedTuple):
     """How the parsing threads decompress the frames or members of one format.
 
     ``decode_into(piece, out)`` decompresses one whole frame (a buffer) into ``out``, of its
-    declared size; ``decode_head(fd, start, stop)`` the start of one, up to its first
-    newline; a codec error is one of ``errors`` (or EOFError/ValueError)."""
+    declared size (zero included), and checks that it holds exactly that;
+    ``decode_head(fd, start, stop, limit)`` the start of one, up to its first newline and
+    at most ``limit`` bytes; a codec error is one of ``errors`` (or EOFError/ValueError)."""
     decode_into: object
     decode_head: object
     errors: tuple
@@ -366,8 +309,8 @@ def frame_codec(fmt):
     return FrameCodec(  # compression.zstd: decompressor objects as zlib's
         lambda piece, out: framing.inflate_into(mod.ZstdDecompressor(), piece, out,
                                                 "Zstandard frame"),
-        lambda fd, start, stop: framing.inflate_head(mod.ZstdDecompressor(),
-                                                     framing.FileWindow(fd, start, stop)),
+        lambda fd, start, stop, limit: framing.inflate_head(
+            mod.ZstdDecompressor(), framing.FileWindow(fd, start, stop), limit),
         (mod.ZstdError,))
 
 

@@ -22,7 +22,7 @@ import collections
 import concurrent.futures
 import os
 
-__all__ = ["FrameWriter", "FileWindow", "inflate_into", "inflate_head"]
+__all__ = ["FrameWriter", "FileWindow", "Pieces", "inflate_into", "inflate_head"]
 
 
 class FrameWriter:
@@ -98,50 +98,104 @@ class FileWindow:
 def inflate_into(d, piece, out, what):
     """Decompress ``piece``, one whole frame or member, with the fresh decompressor object
     ``d`` (zlib's ``decompressobj`` interface, or ``compression.zstd``'s) into ``out``, a
-    writable buffer of its declared size. Raises EOFError when it holds less than that or
-    is cut short, ValueError when it holds more or is followed by other bytes (``what``
-    names the piece in the messages); the codec's own error for corrupt data.
+    writable buffer of its declared size (zero included). Never makes more than one byte
+    past that size, whatever the piece's compression ratio. Raises EOFError when it holds
+    less than it declares or is cut short, ValueError when it holds more or is followed by
+    other bytes (``what`` names the piece in the messages); the codec's own error for
+    corrupt data.
 
     >>> import gzip, zlib
     >>> out = bytearray(6)
     >>> inflate_into(zlib.decompressobj(wbits=31), gzip.compress(b'1 0:1\\n'), out, 'member')
     >>> bytes(out)
     b'1 0:1\\n'
+    >>> empty = bytearray(0)  # declares 0 bytes: holding any is an error
+    >>> inflate_into(zlib.decompressobj(wbits=31), gzip.compress(b'1 0:1\\n'), empty, 'member')
+    Traceback (most recent call last):
+    ...
+    ValueError: a member holds more than the 0 bytes it declares
     """
     n = len(out)
-    text = d.decompress(piece, n)
-    # the output is full: the end of the stream (and its checks) may lie in what is left
-    if len(text) == n and not d.eof and d.decompress(getattr(d, "unconsumed_tail", b""), 1):
+    # one byte past the declared size at most (a zero limit would mean "no limit")
+    text = d.decompress(piece, n + 1)
+    if len(text) > n:
         # builtin: source.read_frame turns it into CompressedFileError naming the file
         raise ValueError(f"a {what} holds more than the {n} bytes it declares")
-    if len(text) < n or not d.eof:
+    if len(text) < n or not d.eof:  # below the limit: all the input was consumed
         raise EOFError(f"a {what} holds {len(text)} bytes or is cut short, it declares {n}")
     if d.unused_data:
         # builtin: source.read_frame turns it into CompressedFileError naming the file
-        raise ValueError(f"a {what} holds more than the {n} bytes it declares")
+        raise ValueError(f"a {what} is followed by {len(d.unused_data)} bytes that are not "
+                         f"part of it")
     memoryview(out)[:n] = text
 
 
-def inflate_head(d, source):
+def inflate_head(d, source, limit):
     """The bytes that the fresh decompressor object ``d`` (as :func:`inflate_into`) makes of
     the file-like ``source`` (one frame or member), up to and including the first newline,
-    decoding no further than needed, and whether there is one (without, all of them).
+    decoding no further than needed and never more than ``limit`` bytes, and whether there
+    is a newline among them (without, all of them: the whole content, or ``limit`` bytes).
 
     >>> import gzip, io, zlib
-    >>> inflate_head(zlib.decompressobj(wbits=31), io.BytesIO(gzip.compress(b'1:2\\n4\\n')))
+    >>> inflate_head(zlib.decompressobj(wbits=31), io.BytesIO(gzip.compress(b'1:2\\n4\\n')), 99)
     (b'1:2\\n', True)
+    >>> inflate_head(zlib.decompressobj(wbits=31), io.BytesIO(gzip.compress(b'1:2\\n4\\n')), 2)
+    (b'1:', False)
     """
-    parts, pending = [], b""
-    while not d.eof:
+    parts, pending, got = [], b"", 0
+    while not d.eof and got < limit:
         if not pending and getattr(d, "needs_input", True):
             pending = source.read(1 << 14)
             if not pending:
                 break
-        piece = d.decompress(pending, 1 << 16)
+        piece = d.decompress(pending, min(1 << 16, limit - got))
         pending = getattr(d, "unconsumed_tail", b"")
         i = piece.find(b"\n")
         if i >= 0:
             parts.append(piece[:i + 1])
             return b"".join(parts), True
         parts.append(piece)
+        got += len(piece)
     return b"".join(parts), False
+
+
+class Pieces:
+    """Decompressed pieces waiting to be read, in order: a queue of buffers and an offset
+    into the first, so that reading a few bytes at a time copies each byte once (slicing the
+    rest of a piece off on every read copies it again and again).
+
+    >>> p = Pieces()
+    >>> p.append(b'0123'); p.append(b''); p.append(b'45')
+    >>> p.size, p.take(3), p.take(2), p.take(9), p.take(9)
+    (6, b'012', b'34', b'5', b'')
+    """
+
+    def __init__(self):
+        self._queue, self._pos, self.size = collections.deque(), 0, 0
+
+    def append(self, piece):
+        """Queue ``piece`` (any buffer; an empty one is dropped)."""
+        if len(piece):
+            self._queue.append(piece)
+            self.size += len(piece)
+
+    def take(self, n):
+        """Up to ``n`` bytes from the front (fewer only when fewer are queued); a whole
+        queued piece comes back as it is, without a copy."""
+        out, got, queue = [], 0, self._queue
+        while queue and got < n:
+            first = queue[0]
+            k = min(len(first) - self._pos, n - got)
+            if self._pos == 0 and k == len(first):
+                out.append(first)
+            else:
+                out.append(first[self._pos:self._pos + k])
+            self._pos += k
+            if self._pos == len(first):
+                queue.popleft()
+                self._pos = 0
+            got += k
+        self.size -= got
+        if len(out) == 1:
+            return out[0]
+        return b"".join(out)

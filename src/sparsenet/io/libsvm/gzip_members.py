@@ -33,8 +33,10 @@ __all__ = ["MEMBER_TEXT_BYTES", "MAX_MEMBER_BYTES", "MemberWriter", "member_tabl
 
 #: Bytes of text per member that sparsenet writes.
 MEMBER_TEXT_BYTES = 4 << 20
-#: A member declaring more text than this is not decompressed whole (streaming instead).
-MAX_MEMBER_BYTES = 256 << 20
+#: A member declaring more text than this is not decompressed whole (streaming instead): a
+#: parsing thread holds one such member's text, so this bounds a load's memory whatever the
+#: compression ratio (four times what sparsenet writes).
+MAX_MEMBER_BYTES = 16 << 20
 
 _MAX_RATIO = 1032  # deflate's largest: a member claiming more text is forged
 _FEXTRA = 0x04
@@ -84,12 +86,12 @@ def _extent(buf, start):
 
 
 def member_table(path):
-    """Every member of ``path`` holding text as ``(start, stop, text size, text offset)``,
-    when each member carries the ``SN`` subfield, its length fits the file, its ISIZE agrees
-    and its text is at most :data:`MAX_MEMBER_BYTES` and 1032 times its length (deflate's
-    largest ratio); else None (also for a file that cannot
-    be walked: the streaming reader reports what is wrong with it). The sizes are checked
-    again when a member is decompressed.
+    """Every member of ``path`` as ``(start, stop, text size, text offset)``, when each
+    member carries the ``SN`` subfield, its length fits the file, its ISIZE agrees and its
+    text is at most :data:`MAX_MEMBER_BYTES` and 1032 times its length (deflate's largest
+    ratio); else None (also for a file that cannot be walked: the streaming reader reports
+    what is wrong with it). A member declaring no text is a row too: the sizes are checked
+    again when a member is decompressed, zero included.
     """
     table, pos, offset = [], 0, 0
     try:
@@ -106,9 +108,8 @@ def member_table(path):
                     return None
                 if struct.unpack_from("<I", m, stop - 4)[0] != text:
                     return None
-                if text:
-                    table.append((pos, stop, text, offset))
-                    offset += text
+                table.append((pos, stop, text, offset))
+                offset += text
                 pos = stop
     except (OSError, ValueError):
         return None
@@ -117,9 +118,10 @@ def member_table(path):
 
 def decode_into(zlib_module, member, out):
     """Decompress one whole member (a buffer holding exactly it) into ``out``, a writable
-    buffer of its declared text size; its CRC-32 and ISIZE are checked. Raises EOFError when
-    the member holds less than it declares, ValueError when more, ``zlib_module.error`` for
-    corrupt data. The decompressor releases the GIL.
+    buffer of its declared text size (zero included); its CRC-32 and ISIZE are checked.
+    Raises EOFError when the member holds less than it declares, ValueError when more
+    (decoding at most one byte more), ``zlib_module.error`` for corrupt data. The
+    decompressor releases the GIL.
 
     >>> import gzip, zlib
     >>> out = bytearray(6)
@@ -130,16 +132,18 @@ def decode_into(zlib_module, member, out):
     inflate_into(zlib_module.decompressobj(wbits=31), member, out, "gzip member")
 
 
-def decode_head(zlib_module, fd, start, stop):
+def decode_head(zlib_module, fd, start, stop, limit):
     """The decompressed bytes of the member in bytes ``[start, stop)`` of file descriptor
-    ``fd``, up to and including its first newline, decoding no further than needed, and
-    whether it has one (without, the whole text).
+    ``fd``, up to and including its first newline, decoding no further than needed and
+    never more than ``limit`` bytes, and whether there is a newline among them (without,
+    the whole text, or ``limit`` bytes).
 
     >>> import gzip, os, tempfile, zlib
     >>> p = os.path.join(tempfile.mkdtemp(), 'h.gz')
     >>> n = open(p, 'wb').write(gzip.compress(b'1:2 3\\n4 5\\n'))
     >>> with open(p, 'rb') as f:
-    ...     decode_head(zlib, f.fileno(), 0, n)
+    ...     decode_head(zlib, f.fileno(), 0, n, 99)
     (b'1:2 3\\n', True)
     """
-    return inflate_head(zlib_module.decompressobj(wbits=31), FileWindow(fd, start, stop))
+    return inflate_head(zlib_module.decompressobj(wbits=31), FileWindow(fd, start, stop),
+                        limit)

@@ -17,15 +17,17 @@ range that holds its first byte, so every line is read by exactly one range.
 - A framed file (``.gz`` or ``.zst`` as sparsenet writes them: one member or
   frame per 4 MiB of text, each saying where it ends and how much text it
   holds; :func:`~sparsenet.io.libsvm.compression.frame_table`) is read like a
-  plain file: one task per frame, decompressed and parsed by the same worker
-  thread into its reused buffer, the frames in parallel. A line belongs to
-  the frame holding its first byte, except that the text up to the first
-  newline of every frame but the first belongs to the frame before (its task
-  decompresses the start of the next frames until that newline), so no frame
-  needs the last byte of the one before it. Such a file shared by parts (fewer
-  compressed files than parts) is shared by frames: part ``k`` of ``n`` owns
-  frames ``[F*k//n, F*(k+1)//n)`` of its ``F``, and decompresses only those
-  (and the starts of the frames after them).
+  plain file: one task per run of consecutive frames holding about
+  ``chunk_size`` bytes of text (one frame when it holds more), decompressed and
+  parsed by the same worker thread into its reused buffer, the tasks in
+  parallel; each frame is checked against the size it declares, zero included.
+  A line belongs to the task holding its first byte, except that the text up
+  to the first newline of every task but the first belongs to the task before
+  (it decompresses the start of the next frames until that newline, at most
+  ``max_line_bytes`` of them), so no task needs the last byte of the one before
+  it. Such a file shared by parts (fewer compressed files than parts) is shared
+  by frames: part ``k`` of ``n`` owns frames ``[F*k//n, F*(k+1)//n)`` of its
+  ``F``, and decompresses only those (and the starts of the frames after them).
 - Any other compressed file shared by parts cannot be entered in the middle:
   every part decompresses it in order and keeps the lines that start in the
   blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block ``j``
@@ -89,14 +91,15 @@ class RangeTask(NamedTuple):
 
 
 class FrameTask(NamedTuple):
-    """The lines of a framed ``.gz``/``.zst`` file that frame ``index`` of ``frames`` owns
-    (see the module docstring); ``frames`` is the file's
-    :func:`~sparsenet.io.libsvm.compression.frame_table`."""
+    """The lines of a framed ``.gz``/``.zst`` file that frames ``index`` to
+    ``index + count - 1`` of ``frames`` own (see the module docstring); ``frames`` is the
+    file's :func:`~sparsenet.io.libsvm.compression.frame_table`."""
 
     file: SourceFile
     frames: tuple
     index: int
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    count: int = 1
 
     def read(self, reuse=False):
         return read_frame(self, reuse)
@@ -186,8 +189,9 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
                 frames = frame_table(f.path, f.compression)
                 if frames:  # shared by frames, or all of them
                     n, k = (num_parts, part_index) if shared else (1, 0)
-                    tasks += [FrameTask(f, frames, j, max_line_bytes) for j in
-                              range(len(frames) * k // n, len(frames) * (k + 1) // n)]
+                    tasks += [FrameTask(f, frames, j, max_line_bytes, count) for j, count in
+                              _frame_runs(frames, len(frames) * k // n,
+                                          len(frames) * (k + 1) // n, chunk_size)]
                 else:
                     tasks.append(StreamTask(f, num_parts if shared else 1,
                                             part_index if shared else 0, chunk_size,
@@ -198,6 +202,26 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
         for s in range(a, b, chunk_size):
             tasks.append(RangeTask(f, s, min(s + chunk_size, b)))
     return tasks
+
+
+def _frame_runs(frames, lo, hi, chunk_size):
+    """The runs ``(first, count)`` that cut frames ``[lo, hi)`` of a frame table into tasks:
+    consecutive frames holding at most ``chunk_size`` bytes of text together, or one frame
+    holding more (many tiny frames cost one task, not one each).
+
+    >>> rows = [(0, 0, size, 0) for size in (3, 3, 9, 1, 1, 0, 1)]
+    >>> _frame_runs(rows, 0, 7, 6), _frame_runs(rows, 3, 5, 6)
+    ([(0, 2), (2, 1), (3, 4)], [(3, 2)])
+    """
+    runs, j = [], lo
+    while j < hi:
+        first, size = j, frames[j][2]
+        j += 1
+        while j < hi and size + frames[j][2] <= chunk_size:
+            size += frames[j][2]
+            j += 1
+        runs.append((first, j - first))
+    return runs
 
 
 def assign_files(files, num_parts):
@@ -306,18 +330,23 @@ def read_range(file, start, stop, reuse=False):
 
 
 def read_frame(task, reuse=False):
-    """The lines frame ``task.index`` owns, as a :class:`Chunk` (with ``reuse=True`` in this
-    thread's reused buffer, as :func:`read_range`).
+    """The lines frames ``task.index`` to ``task.index + task.count - 1`` own, as a
+    :class:`Chunk` (with ``reuse=True`` in this thread's reused buffer, as
+    :func:`read_range`). Each frame is decompressed into its own place in the buffer and
+    checked against the size it declares (zero included); the frames after them are
+    decompressed only up to the first newline, at most ``max_line_bytes`` of them.
 
     Raises
     ------
     CompressedFileError
-        The frame is corrupt or holds another size than it declares.
+        A frame is corrupt or holds another size than it declares.
     LibSVMFormatError
         The line that runs into the next frames is longer than ``max_line_bytes``.
     """
     file, frames, k = task.file, task.frames, task.index
-    start, stop, content, offset = frames[k]
+    run = frames[k:k + task.count]
+    start, stop, offset = run[0][0], run[-1][1], run[0][3]
+    content = run[-1][3] + run[-1][2] - offset
     codec = frame_codec(file.compression)
     buf = _scratch(content + _TAIL, reuse)
     packed = _scratch(stop - start, reuse, "packed")
@@ -325,18 +354,22 @@ def read_frame(task, reuse=False):
         try:
             if _pread_into(f.fileno(), packed, stop - start, start) < stop - start:
                 raise EOFError("the file ends inside a compressed frame")
-            codec.decode_into(memoryview(packed)[:stop - start], memoryview(buf)[:content])
+            packed_view, text_view = memoryview(packed), memoryview(buf)
+            for a, b, size, at in run:
+                codec.decode_into(packed_view[a - start:b - start],
+                                  text_view[at - offset:at - offset + size])
             head = 0
-            if k > 0:  # the text up to the first newline belongs to the frame before
+            if k > 0:  # the text up to the first newline belongs to the task before
                 head = buf.find(b"\n", 0, content) + 1
                 if head == 0:
                     return Chunk(file, offset + content, b"")
             last = buf.rfind(b"\n", head, content) + 1 or head  # where the last line starts
             rest, size = [], content - last
-            for j in range(k + 1, len(frames)):  # that line's end, in the next frames
+            for j in range(k + task.count, len(frames)):  # that line's end, in the next frames
                 if size > task.max_line_bytes:
                     break
-                piece, found = codec.decode_head(f.fileno(), frames[j][0], frames[j][1])
+                piece, found = _frame_head(codec, f.fileno(), frames[j],
+                                           task.max_line_bytes - size)
                 rest.append(piece)
                 size += len(piece)
                 if found:
@@ -356,6 +389,23 @@ def read_frame(task, reuse=False):
             pos += len(piece)
         return Chunk(file, offset + head, memoryview(buf)[head:content + tail])
     return Chunk(file, offset + head, bytes(buf[head:content]) + b"".join(rest))
+
+
+def _frame_head(codec, fd, row, budget):
+    """The text of frame ``row`` (a frame table row) up to its first newline, decoding at
+    most ``budget + 1`` bytes (one past what the line may still hold), and whether it has
+    one. A frame found to hold more or (decoded whole) less than it declares raises
+    ValueError or EOFError."""
+    start, stop, declared, _ = row
+    limit = min(budget, declared) + 1
+    piece, found = codec.decode_head(fd, start, stop, limit)
+    if len(piece) > declared:
+        # builtin: read_frame turns it into CompressedFileError naming the file
+        raise ValueError(f"a compressed frame holds more than the {declared} bytes it declares")
+    if not found and len(piece) < min(limit, declared):  # decoded whole, and short
+        # builtin: read_frame turns it into CompressedFileError naming the file
+        raise EOFError(f"a compressed frame holds {len(piece)} bytes, it declares {declared}")
+    return piece, found
 
 
 def _check_line_lengths(file, buf, start, stop, offset, limit):

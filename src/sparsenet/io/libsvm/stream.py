@@ -5,9 +5,11 @@ are read (``os.pread``) and parsed by a shared thread pool; the kernel releases
 the GIL, so the pool's threads parse in parallel while the consumer trains.
 Compressed files are decompressed in order by the stream's own reader thread
 (gzip by ISA-L's thread, which the reader thread cuts into chunks) and parsed
-by the pool, so decompression and parsing overlap; a ``.zst`` file of sized
-frames is read like a plain file instead, each frame decompressed and parsed by
-one pool thread. Results come back in file order, and so do errors: a
+by the pool, so decompression and parsing overlap, a bounded number of bytes
+at a time whatever the compression ratio; a ``.gz``/``.zst`` file of sized
+members or frames is read like a plain file instead, each run of frames (about
+``chunk_size`` bytes of text) decompressed and parsed by one pool thread.
+Results come back in file order, and so do errors: a
 bad line in chunk 7 is raised when the consumer reaches chunk 7, as the first
 error in file order.
 
