@@ -18,7 +18,11 @@ key, ``label``: a float array with one label per row. So
 ``scipy.sparse.load_npz(path)`` reads the features, and
 ``numpy.load(path)["label"]`` the labels; both without pickles. An ``.npz``
 without ``label`` (any matrix ``save_npz`` wrote, CSR, CSC or COO) converts with
-label 0 for every row, and a note on stderr says so.
+label 0 for every row, and a note on stderr says so. Every array of an ``.npz`` is checked
+before SciPy sees it (:mod:`sparsenet.cli.convert_npz`): an index outside the declared
+shape, an ``indptr`` that runs backwards, complex values or a label per row missing raise
+``FileFormatError`` naming the file and the key, so nothing is written that the reader of
+the output would refuse.
 
 The ``.csv`` has no header: one row per line, the label first, then the
 ``num_features`` values, written with 9 significant digits (enough to read every
@@ -47,15 +51,15 @@ import os
 import sys
 
 import numpy as np
-import scipy.sparse
 
 from ..atomic import atomic_write
-from ..base import FileFormatError, InvalidArgumentError
+from ..base import FileFormatError, InvalidArgumentError, SparseFormatError
 from ..io.libsvm.compression import SUFFIXES
 from ..io.libsvm.load import load_libsvm
 from ..io.libsvm.save import save_libsvm
 from . import convert_arrays
 from .arg_types import positive_int
+from .convert_npz import checked_csr, checked_labels, read_npz
 
 __all__ = ["add_parser", "run", "format_of", "read", "write", "DEFAULT_MAX_DENSE_BYTES"]
 
@@ -131,27 +135,14 @@ def read(path, num_features=None, index_base=0, max_dense_bytes=DEFAULT_MAX_DENS
         data, label = load_libsvm(path, num_features, zero_based=index_base == 0)
         return data.asscipy(), label.asnumpy()
     if kind == "npz":
-        try:
-            matrix = scipy.sparse.load_npz(path)
-            with np.load(path, allow_pickle=False) as f:
-                label = f["label"] if "label" in f.files else None
-        except (ValueError, KeyError, OSError) as exc:
-            if isinstance(exc, FileNotFoundError):
-                raise
-            raise FileFormatError(f"{os.fspath(path)}: not a scipy.sparse .npz file: "
-                                  f"{exc}") from None
-        csr = scipy.sparse.csr_matrix(matrix, dtype=np.float32)
-        csr.sum_duplicates()  # SciPy's meaning of repeated entries; also sorts the indices
+        csr, label = read_npz(os.fspath(path), os.fspath(path))
         if label is None:
             print(f"sparsenet: note: {os.fspath(path)} has no 'label' array; every label is 0",
                   file=sys.stderr)
             label = np.zeros(csr.shape[0], np.float32)
-        elif label.shape != (csr.shape[0],):
-            raise FileFormatError(f"{os.fspath(path)}: 'label' has shape {label.shape}, "
-                                  f"expected ({csr.shape[0]},), one label per row")
         width = _width(csr, num_features, path)
         csr.resize((csr.shape[0], width))
-        return csr, label.astype(np.float32)
+        return csr, label
     size = os.path.getsize(path)
     if size > max_dense_bytes:
         raise InvalidArgumentError(
@@ -163,24 +154,28 @@ def read(path, num_features=None, index_base=0, max_dense_bytes=DEFAULT_MAX_DENS
         raise FileFormatError(f"{os.fspath(path)}: not a numeric CSV table: {exc}") from None
     if table.shape[1] < 1:
         raise FileFormatError(f"{os.fspath(path)}: expected a label column, got no columns")
-    csr = scipy.sparse.csr_matrix(table[:, 1:].astype(np.float32))
+    csr = checked_csr(table[:, 1:], os.fspath(path), FileFormatError)
     csr.resize((csr.shape[0], _width(csr, num_features, path)))
-    return csr, table[:, 0].astype(np.float32)
+    return csr, checked_labels(table[:, 0], table.shape[0], os.fspath(path), "label")
 
 
 def write(path, csr, label, num_features=None, index_base=0,
           max_dense_bytes=DEFAULT_MAX_DENSE_BYTES):
-    """Write ``csr`` (SciPy CSR) and ``label`` to ``path`` in the format its suffix names."""
+    """Write ``csr`` and ``label`` to ``path`` in the format its suffix names.
+
+    ``csr`` is a SciPy CSR, CSC or COO matrix (or a 2-D NumPy array), ``label`` one real
+    number per row; both are checked before any routine reads them (a crafted matrix
+    raises :class:`~sparsenet.base.SparseFormatError` naming the broken part).
+    """
     kind = format_of(path)
-    csr = scipy.sparse.csr_matrix(csr, dtype=np.float32)
+    csr = checked_csr(csr, "csr", SparseFormatError)
+    label = checked_labels(label, csr.shape[0], "write", "label", InvalidArgumentError)
     csr.resize((csr.shape[0], _width(csr, num_features, path)))
     if kind == "libsvm":
-        save_libsvm(path, csr, np.asarray(label, np.float32), zero_based=index_base == 0)
+        save_libsvm(path, csr, label, zero_based=index_base == 0)
     elif kind == "npz":
-        csr.sort_indices()
         arrays = {"data": csr.data, "indices": csr.indices, "indptr": csr.indptr,
-                  "format": b"csr", "shape": np.array(csr.shape),
-                  "label": np.asarray(label, np.float32)}
+                  "format": b"csr", "shape": np.array(csr.shape), "label": label}
         atomic_write(path, lambda f: np.savez_compressed(f, **arrays))
     else:
         rows, features = csr.shape

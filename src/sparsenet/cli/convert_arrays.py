@@ -35,14 +35,20 @@ import warnings
 import torch
 
 from ..atomic import atomic_write
-from ..base import FileFormatError, InvalidArgumentError
-from ..ndarray import serialization
+from ..base import (FileFormatError, InvalidArgumentError, InvalidArgumentTypeError,
+                    SparsenetError)
+from ..ndarray import mxnet_format, serialization
 from ..ndarray.creation import from_torch
+from ..ndarray.ndarray import NDArray
 
-__all__ = ["ARRAY_SUFFIXES", "is_array_file", "read_arrays", "write_arrays", "convert"]
+__all__ = ["ARRAY_SUFFIXES", "DTYPES", "is_array_file", "read_arrays", "write_arrays",
+           "convert"]
 
 #: suffix -> format of the model (array) files convert handles
 ARRAY_SUFFIXES = {".params": "mxnet", ".nd": "mxnet", ".pt": "torch", ".pth": "torch"}
+
+#: the dtypes a model file may hold: those MXNet 1.x's NDArray format has a type flag for
+DTYPES = mxnet_format.DTYPES
 
 
 def is_array_file(path):
@@ -79,17 +85,86 @@ def read_arrays(path):
         raise FileFormatError(f"{os.fspath(path)}: expected a dict of named tensors (as "
                               f"torch.save(model.state_dict()) writes), got "
                               f"{type(obj).__name__}")
-    arrays = []
-    for name, t in obj.items():
-        try:
-            arrays.append(from_torch(t))
-        except Exception as e:  # noqa: BLE001 (a layout or dtype sparsenet does not hold)
-            raise FileFormatError(f"{os.fspath(path)}: tensor {name!r}: {e}") from None
+    arrays = [_checked_tensor(t, f"{os.fspath(path)}: tensor {name!r}")
+              for name, t in obj.items()]
     return list(obj), arrays
 
 
+def _dtype_name(dtype):
+    return str(dtype).replace("torch.", "")
+
+
+def _check_dtype(dtype, where, error):
+    if dtype not in DTYPES:
+        raise error(f"{where}: dtype {_dtype_name(dtype)} is not one an MXNet array file "
+                    f"holds: expected one of {', '.join(_dtype_name(d) for d in DTYPES)}")
+
+
+def _check_coo(t, where):
+    """The parts of a sparse COO tensor, checked before any torch routine (``coalesce``,
+    ``to_sparse_csr``) reads its indices: torch's loader does not check them."""
+    sparse_dim = t.sparse_dim()
+    if not (sparse_dim == 1 or (sparse_dim == 2 and t.dim() == 2)):
+        raise FileFormatError(f"{where}: a sparse COO tensor of {t.dim()} dimensions with "
+                              f"sparse_dim={sparse_dim}; expected sparse_dim 1 (row_sparse) or "
+                              f"a 2-D matrix (csr)")
+    indices, values = t._indices(), t._values()
+    shape = tuple(t.shape)
+    if (indices.dim() != 2 or indices.shape[0] != sparse_dim or indices.dtype != torch.int64
+            or values.dim() < 1 or values.shape[0] != indices.shape[1]
+            or tuple(values.shape[1:]) != shape[sparse_dim:]):
+        raise FileFormatError(f"{where}: COO indices of shape {tuple(indices.shape)} "
+                              f"({_dtype_name(indices.dtype)}) and values of shape "
+                              f"{tuple(values.shape)} do not make a tensor of shape {shape}")
+    for d in range(sparse_dim):
+        row = indices[d]
+        bad = (row < 0) | (row >= shape[d])
+        if bool(bad.any()):
+            p = int(bad.nonzero()[0, 0])
+            raise FileFormatError(f"{where}: COO index {int(row[p])} (dimension {d}, entry "
+                                  f"{p}) is out of range [0, {shape[d]})")
+
+
+def _checked_tensor(t, where):
+    """An NDArray of the foreign tensor ``t``, every part checked (dtype, layout, the sparse
+    invariants of the CSR/row_sparse constructors) before any kernel reads it."""
+    _check_dtype(t.dtype, where, FileFormatError)
+    if t.layout == torch.sparse_coo:
+        _check_coo(t, where)
+    elif t.layout not in (torch.strided, torch.sparse_csr):
+        raise FileFormatError(f"{where}: layout {t.layout} is not one sparsenet holds: "
+                              f"expected dense (strided), sparse CSR or sparse COO")
+    try:
+        with warnings.catch_warnings():  # torch's note that sparse CSR is in beta
+            warnings.simplefilter("ignore", UserWarning)
+            array = from_torch(t)
+        if array.stype != "default":
+            array.check_format(full_check=True)
+    except SparsenetError as e:
+        raise FileFormatError(f"{where}: {e}") from None
+    return array
+
+
+def _check_written(names, arrays):
+    """Refuse, before anything is written, an array the reader of the output would refuse."""
+    for i, a in enumerate(arrays):
+        where = f"write: array {names[i]!r}" if names is not None else f"write: array {i}"
+        if not isinstance(a, NDArray):
+            raise InvalidArgumentTypeError(f"{where}: expected an NDArray, got "
+                                           f"{type(a).__name__}")
+        parts = [a._t] if a.stype == "default" else list(a._parts())
+        _check_dtype(parts[0].dtype, where, InvalidArgumentTypeError)
+        if a.stype != "default":
+            a.check_format(full_check=True)
+
+
 def write_arrays(path, names, arrays):
-    """Write ``arrays`` (named unless ``names`` is None) to ``path``, atomically."""
+    """Write ``arrays`` (named unless ``names`` is None) to ``path``, atomically.
+
+    Every array is checked first (a dtype the MXNet format holds, valid sparse parts), so
+    the file written is one :func:`read_arrays` reads back.
+    """
+    _check_written(names, arrays)
     if _kind(path) == "mxnet":
         serialization.save(os.fspath(path), dict(zip(names, arrays)) if names is not None
                            else arrays)

@@ -37,8 +37,8 @@ from .ndarray import NDArray
 from .row_sparse import RowSparseNDArray
 from .stype import CSR, DEFAULT, ROW_SPARSE, check_csr, csr_invariants_hold
 
-__all__ = ["LIST_MAGIC", "V1_MAGIC", "V2_MAGIC", "V3_MAGIC", "read_arrays", "read_single",
-           "write_arrays", "is_mxnet_file"]
+__all__ = ["LIST_MAGIC", "V1_MAGIC", "V2_MAGIC", "V3_MAGIC", "DTYPES", "read_arrays",
+           "read_single", "write_arrays", "is_mxnet_file"]
 
 LIST_MAGIC = 0x112
 V1_MAGIC = 0xF993FAC8
@@ -51,6 +51,8 @@ _FLAG_TO_TORCH = {0: torch.float32, 1: torch.float64, 2: torch.float16, 3: torch
                   4: torch.int32, 5: torch.int8, 6: torch.int64, 7: torch.bool, 8: torch.int16,
                   12: torch.bfloat16}
 _TORCH_TO_FLAG = {v: k for k, v in _FLAG_TO_TORCH.items()}
+#: the torch dtypes an MXNet NDArray file holds (each has a type flag)
+DTYPES = tuple(_FLAG_TO_TORCH.values())
 _INDEX_FLAGS = (3, 4, 5, 6, 8)  # integer flags an aux (index) array may have
 _STYPE_IDS = {0: DEFAULT, 1: ROW_SPARSE, 2: CSR}
 _STYPE_TO_ID = {v: k for k, v in _STYPE_IDS.items()}
@@ -347,7 +349,11 @@ def _write_one(f, arr):
         data, *rest = arr._parts()
         values = data
         aux = rest if stype == ROW_SPARSE else [rest[1], rest[0]]  # csr: indptr, indices
-    flag = _TORCH_TO_FLAG[values.dtype]
+    flag = _TORCH_TO_FLAG.get(values.dtype)
+    if flag is None:
+        raise InvalidArgumentTypeError(
+            f"save: a {str(values.dtype).replace('torch.', '')} array has no MXNet type flag: "
+            f"expected one of {', '.join(str(d).replace('torch.', '') for d in DTYPES)}")
     ctx = arr.context
     # MXNet's legacy-shape V2 reader takes ndim 0 for "no array": a 0-d array goes as V3
     magic = V3_MAGIC if len(arr.shape) == 0 else V2_MAGIC

@@ -111,6 +111,9 @@ def _check_record(stype, shape, parts, where):
         if t.device.type != "cpu" or t.layout != torch.strided:
             raise FileFormatError(f"{where}: a stored tensor is on {t.device.type} with layout "
                                   f"{t.layout}; a file holds dense CPU tensors")
+    if parts[0].dtype not in mxnet_format.DTYPES:
+        raise FileFormatError(f"{where}: the values' dtype {parts[0].dtype} is not one "
+                              f"sparsenet holds (an MXNet type flag's)")
     for t in parts[1:]:
         if t.dtype not in _INDEX_DTYPES:
             raise FileFormatError(f"{where}: {stype} indices must be int32 or int64, got "
