@@ -16,8 +16,8 @@ import numpy as np
 import scipy.sparse as sp
 import torch
 
-from ..base import (InvalidArgumentError, InvalidArgumentTypeError, ShapeError, SparseFormatError,
-                    as_shape, mx_real_t, numpy_dtype, torch_dtype)
+from ..base import (IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
+                    ShapeError, SparseFormatError, as_shape, mx_real_t, numpy_dtype, torch_dtype)
 from ..context import as_context, place
 from . import memory
 from .cast_storage import dense_to_csr, dense_to_row_sparse
@@ -136,6 +136,7 @@ def from_torch(tensor):
         return CSRNDArray(tensor.values(), tensor.col_indices().to(torch.int64),
                           tensor.crow_indices().to(torch.int64), tuple(tensor.shape))
     if tensor.layout == torch.sparse_coo:
+        _check_coo_ids(tensor)  # before coalesce: torch trusts them (memory errors otherwise)
         if tensor.sparse_dim() == 1:
             return RowSparseNDArray._from_coo(tensor, tuple(tensor.shape))
         if tensor.sparse_dim() == 2 and tensor.dim() == 2:
@@ -147,6 +148,20 @@ def from_torch(tensor):
     if tensor.layout != torch.strided:
         raise InvalidArgumentError(f"unsupported torch layout {tensor.layout}")
     return NDArray(tensor)
+
+
+def _check_coo_ids(tensor):
+    """Raise :class:`IndexOutOfRangeError` naming the first id of the COO ``tensor`` outside
+    its shape (torch does not check them unless asked)."""
+    ids = tensor._indices()
+    for d in range(ids.shape[0]):
+        bound = tensor.shape[d]
+        bad = (ids[d] < 0) | (ids[d] >= bound)
+        if bool(bad.any()):
+            pos = int(bad.nonzero()[0, 0])
+            raise IndexOutOfRangeError(
+                f"from_torch: COO index {int(ids[d, pos])} of dimension {d} (entry {pos}) is "
+                f"out of range for shape {tuple(tensor.shape)} (expected 0 <= index < {bound})")
 
 
 def from_dlpack(capsule):

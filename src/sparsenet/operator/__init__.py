@@ -25,9 +25,9 @@ array([9.], dtype=float32)
 from .custom_op import CustomOp, CustomOpProp
 from .props import (register, registered, CustomOpError, CustomOpValueError, CustomOpTypeError,
                     CustomOpIndexError, CustomOpKeyError, CustomOpAssertionError,
-                    CustomOpArithmeticError)
+                    CustomOpArithmeticError, CustomOpMemoryError)
 from .custom import Custom
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "registered", "Custom", "CustomOpError",
            "CustomOpValueError", "CustomOpTypeError", "CustomOpIndexError", "CustomOpKeyError",
-           "CustomOpAssertionError", "CustomOpArithmeticError"]
+           "CustomOpAssertionError", "CustomOpArithmeticError", "CustomOpMemoryError"]

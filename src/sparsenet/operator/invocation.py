@@ -6,9 +6,13 @@ around the Python callbacks:
 
 1. the property infers the output shapes, dtypes and storage types from the
    inputs' (``infer_shape``, ``infer_type``, ``infer_storage_type``);
-2. the outputs are allocated as zero arrays of those storage types, and the
-   operator's ``forward(is_train, req, in_data, out_data, aux)`` writes them, with
-   recording off and training on when ``is_train`` (as MXNet runs it);
+2. the outputs are allocated as zero arrays of those storage types (declared sizes
+   beyond the device's memory are refused first, see
+   :mod:`~sparsenet.operator.allocation`), and the operator's ``forward(is_train, req,
+   in_data, out_data, aux)`` writes them, with recording off and training on when
+   ``is_train`` (as MXNet runs it); afterwards ``out_data`` must still hold those
+   arrays, with the inferred shapes and dtypes (an entry rebound instead of written
+   into is refused; ``backward``'s ``in_grad`` likewise);
 3. inside ``autograd.record()``, when an input is in the graph, the run is one
    node of torch's graph (:class:`_Bridge`, a ``torch.autograd.Function``): the
    outputs' graph tensors are its outputs, the inputs' graph tensors (a sparse
@@ -34,6 +38,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
 from ..ops.cast import cast_storage
 from ..recording import STATE, pause
+from .allocation import allocate, check_fits, check_written
 from .props import (CustomOpTypeError, CustomOpValueError, DTYPE_CODES, checked_backward_stypes,
                     checked_infer, numpy_types, user_call)
 
@@ -126,14 +131,24 @@ class Invocation:
         self.sparse_ok = None
 
     def forward(self):
-        """Allocate the outputs and run the operator's forward; return the outputs."""
-        plan = self.plan
-        self.out_data = [zeros(s, ctx=self.ctx, dtype=d, stype=st) for s, d, st in
-                         zip(plan.out_shapes, plan.out_dtypes, plan.out_stypes)]
+        """Allocate the outputs (checked against memory first), run the operator's forward
+        and check that it wrote into them; return the outputs."""
+        plan, op_type = self.plan, self.op_type
+        names = list(user_call(op_type, "list_outputs", self.prop.list_outputs))
+        check_fits(op_type, "output", names, plan.out_shapes, plan.out_dtypes, plan.out_stypes,
+                   self.ctx)
+        self.out_data = [allocate(op_type, "output", k, names[k] if k < len(names) else None,
+                                  s, d, st, self.ctx)
+                         for k, (s, d, st) in enumerate(zip(plan.out_shapes, plan.out_dtypes,
+                                                            plan.out_stypes))]
+        given = list(self.out_data)
+        where = f"{type(self.op).__name__}.forward"
         with pause(train_mode=self.is_train):
-            user_call(self.op_type, f"{type(self.op).__name__}.forward", self.op.forward,
-                      is_train=self.is_train, req=["write"] * len(self.out_data),
-                      in_data=self.in_data, out_data=self.out_data, aux=self.aux)
+            user_call(op_type, where, self.op.forward,
+                      is_train=self.is_train, req=["write"] * len(given),
+                      in_data=self.in_data, out_data=given, aux=self.aux)
+        check_written(op_type, where, "out_data", given, self.out_data, plan.out_shapes,
+                      plan.out_dtypes, plan.out_stypes)
         return list(self.out_data)
 
     def forward_tensors(self):
@@ -154,13 +169,17 @@ class Invocation:
             [a.stype for a in self.aux])
         out_grad = [self._out_grad(grads[k] if k < len(grads) else None, k, ograd[k])
                     for k in range(n_out)]
-        in_grad = [zeros(s, ctx=self.ctx, dtype=d, stype=st) for s, d, st in
-                   zip(self.shapes, self.dtypes, igrad)]
+        in_grad = [allocate(self.op_type, "input gradient", k, None, s, d.name, st, self.ctx)
+                   for k, (s, d, st) in enumerate(zip(self.shapes, self.dtypes, igrad))]
+        given = list(in_grad)
         reqs = [r if n else "null" for r, n in zip(self.reqs, needs)]
+        where = f"{type(self.op).__name__}.backward"
         with pause(train_mode=True):
-            user_call(self.op_type, f"{type(self.op).__name__}.backward", self.op.backward,
+            user_call(self.op_type, where, self.op.backward,
                       req=reqs, out_grad=out_grad, in_data=self.in_data,
-                      out_data=self.out_data, in_grad=in_grad, aux=self.aux)
+                      out_data=self.out_data, in_grad=given, aux=self.aux)
+        check_written(self.op_type, where, "in_grad", given, in_grad, self.shapes,
+                      [d.name for d in self.dtypes], igrad)
         return tuple(_torch_grad(g, ok) if n else None
                      for g, n, ok in zip(in_grad, needs, self.sparse_ok))
 

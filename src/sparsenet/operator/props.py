@@ -4,15 +4,19 @@ checked calls into user code, and the errors that name the operator.
 ``Custom(..., op_type=name, **kwargs)`` finds the property class registered under
 ``name`` and builds it with ``kwargs`` as strings (``str(value)``, as MXNet passes
 every keyword). Properties are kept per (class, keywords), so a graph node, its
-executors and repeated eager calls share one.
+executors and repeated eager calls share one; the :data:`MAX_PROPERTIES` most
+recently used are kept, so keywords that change on every call take bounded memory.
 
 Every call into user code (the property's constructor and methods, the
 operator's ``forward`` and ``backward``) goes through :func:`user_call`: an
 exception it raises surfaces as a :class:`CustomOpError` naming the ``op_type``
-and the method, that is also the builtin class of the original (a ``ValueError``
-in ``forward`` becomes a :class:`CustomOpValueError`, catchable as
-``mx.MXNetError`` and as ``ValueError``), with the original chained as
-``__cause__``.
+and the method, that is also of the original's class (a ``ValueError`` in
+``forward`` becomes a :class:`CustomOpValueError`, a ``FileNotFoundError`` a
+``CustomOpFileNotFoundError``, catchable as ``mx.MXNetError`` and as
+``OSError``; see :mod:`sparsenet.operator.errors`), with the original chained as
+``__cause__``. What a property returns is checked: shapes are lists of
+non-negative ints (a float or a bool is refused, not truncated), dtypes are
+dtypes, storage types are storage types.
 
 >>> import sparsenet as mx
 >>> @register('doc_identity')
@@ -27,91 +31,39 @@ in ``forward`` becomes a :class:`CustomOpValueError`, catchable as
 Cannot find custom operator 'no_such_op'; registered
 """
 import logging
+import threading
+from collections import OrderedDict
 
 import numpy as np
 
-from ..base import (InvalidArgumentError, OperatorArgumentError, SparsenetError,
-                    UnknownOperatorError, numpy_dtype)
+from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
+                    ShapeError, SparsenetError, UnknownOperatorError, numpy_dtype)
 from ..ndarray.stype import STYPES
 from .custom_op import CustomOpProp
+from .errors import (CustomOpArithmeticError, CustomOpAssertionError, CustomOpError,
+                     CustomOpIndexError, CustomOpKeyError, CustomOpMemoryError, CustomOpTypeError,
+                     CustomOpValueError, user_call, user_error)
 
 __all__ = ["register", "registered", "prop_class", "prop_for", "prop_kwargs", "user_call",
            "checked_infer", "checked_backward_stypes", "numpy_types", "CustomOpError",
            "CustomOpValueError", "CustomOpTypeError",
            "CustomOpIndexError", "CustomOpKeyError", "CustomOpAssertionError",
-           "CustomOpArithmeticError", "DTYPE_CODES"]
+           "CustomOpArithmeticError", "CustomOpMemoryError", "DTYPE_CODES", "MAX_PROPERTIES"]
 
 logger = logging.getLogger("sparsenet.operator")
 
-_PROPS = {}         # op_type -> property class
-_INSTANCES = {}     # (op_type, class, keywords) -> property instance
+#: How many property instances are kept (the most recently used): a graph node, its executors
+#: and repeated eager calls with the same keywords share one; a call whose keywords change
+#: every time (a step counter, a random seed) does not make the cache grow without bound.
+MAX_PROPERTIES = 256
+
+_PROPS = {}                 # op_type -> property class
+_INSTANCES = OrderedDict()  # (op_type, class, keywords) -> property instance, LRU order
+_INSTANCES_LOCK = threading.Lock()
 
 #: MXNet's dtype codes, given to ``create_operator`` as ``in_dtypes``.
 DTYPE_CODES = {"float32": 0, "float64": 1, "float16": 2, "uint8": 3, "int32": 4, "int8": 5,
                "int64": 6, "bool": 7, "int16": 8}
-
-
-# ---------------------------------------------------------------------- errors
-class CustomOpError(SparsenetError):
-    """A custom operator's code raised, or returned something unusable (names the ``op_type``).
-
-    A ``RuntimeError``, as ``MXNetError``; the subclasses also inherit the builtin
-    class of the original exception, which is chained as ``__cause__``.
-    """
-
-
-class CustomOpValueError(CustomOpError, ValueError):
-    """A custom operator raised a ``ValueError`` (or returned values that do not fit)."""
-
-
-class CustomOpTypeError(CustomOpError, TypeError):
-    """A custom operator raised a ``TypeError``."""
-
-
-class CustomOpIndexError(CustomOpError, IndexError):
-    """A custom operator raised an ``IndexError``."""
-
-
-class CustomOpKeyError(CustomOpError, KeyError):
-    """A custom operator raised a ``KeyError``."""
-
-    def __str__(self):  # KeyError quotes its message; keep it readable
-        return str(self.args[0]) if self.args else ""
-
-
-class CustomOpAssertionError(CustomOpError, AssertionError):
-    """A custom operator's ``assert`` failed."""
-
-
-class CustomOpArithmeticError(CustomOpError, ArithmeticError):
-    """A custom operator raised an ``ArithmeticError`` (e.g. ``ZeroDivisionError``)."""
-
-
-# most specific first: IndexError and KeyError are LookupErrors, a sparsenet ShapeError is
-# a ValueError
-_ERROR_CLASSES = ((AssertionError, CustomOpAssertionError), (IndexError, CustomOpIndexError),
-                  (KeyError, CustomOpKeyError), (TypeError, CustomOpTypeError),
-                  (ArithmeticError, CustomOpArithmeticError), (ValueError, CustomOpValueError))
-
-
-def user_call(op_type, where, fn, /, *args, **kwargs):
-    """Call user code ``fn``; re-raise what it raises as a :class:`CustomOpError` naming
-    ``op_type`` and ``where`` (e.g. ``'MyOp.forward'``), the original chained.
-
-    >>> def bad():
-    ...     raise ValueError('boom')
-    >>> try:
-    ...     user_call('mine', 'MyOp.forward', bad)
-    ... except ValueError as e:
-    ...     print(type(e).__name__, '|', e)
-    CustomOpValueError | custom operator 'mine': MyOp.forward raised ValueError: boom
-    """
-    try:
-        return fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001 - every user error is re-raised, named
-        cls = next((c for b, c in _ERROR_CLASSES if isinstance(e, b)), CustomOpError)
-        raise cls(f"custom operator {op_type!r}: {where} raised {type(e).__name__}: {e}") \
-            from e
 
 
 # ---------------------------------------------------------------------- registry
@@ -182,10 +134,17 @@ def prop_for(params):
     cls = prop_class(op_type)
     kwargs = prop_kwargs(params)
     key = (op_type, cls, tuple(sorted(kwargs.items())))
-    prop = _INSTANCES.get(key)
-    if prop is None:
-        prop = user_call(op_type, f"{cls.__name__}.__init__", cls, **kwargs)
-        _INSTANCES[key] = prop
+    with _INSTANCES_LOCK:
+        prop = _INSTANCES.get(key)
+        if prop is not None:
+            _INSTANCES.move_to_end(key)
+            return prop
+    prop = user_call(op_type, f"{cls.__name__}.__init__", cls, **kwargs)  # outside the lock
+    with _INSTANCES_LOCK:
+        prop = _INSTANCES.setdefault(key, prop)  # a concurrent first call may have won
+        _INSTANCES.move_to_end(key)
+        while len(_INSTANCES) > MAX_PROPERTIES:
+            _INSTANCES.popitem(last=False)
     return prop
 
 
@@ -196,20 +155,41 @@ def _counts(op_type, prop):
             len(user_call(op_type, "list_auxiliary_states", prop.list_auxiliary_states)))
 
 
-def _shape_of(value):
+def _shape_of(value, where):
+    """A returned shape as a tuple of non-negative Python ints (None: unknown). Booleans,
+    floats and other non-integers are refused, not truncated."""
     if value is None:
         return None
-    dims = tuple(int(d) for d in value)
+    try:
+        dims = tuple(value)
+    except TypeError:
+        raise InvalidArgumentTypeError(f"{where}: expected a shape (a list of non-negative "
+                                       f"ints), got {type(value).__name__} {value!r}") from None
+    for i, d in enumerate(dims):
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise InvalidArgumentTypeError(f"{where}: expected a shape of non-negative ints, "
+                                           f"got {value!r} (dimension {i} is "
+                                           f"{type(d).__name__} {d!r})")
+        if d < 0:
+            raise ShapeError(f"{where}: expected a shape of non-negative ints, got {value!r} "
+                             f"(dimension {i} is negative)")
+    dims = tuple(int(d) for d in dims)
     return dims if dims else None  # MXNet's empty shape: unknown
 
 
-def _dtype_of(value):
-    return None if value is None else numpy_dtype(value).name
+def _dtype_of(value, where):
+    if value is None:
+        return None
+    try:
+        return numpy_dtype(value).name
+    except SparsenetError as e:
+        raise InvalidArgumentTypeError(f"{where}: {e}") from e
 
 
-def _stype_of(value):
-    if value not in STYPES:
-        raise InvalidArgumentError(f"storage type must be one of {STYPES}, got {value!r}")
+def _stype_of(value, where):
+    if not isinstance(value, str) or value not in STYPES:
+        raise InvalidArgumentError(f"{where}: storage type must be one of {STYPES}, got "
+                                   f"{value!r}")
     return value
 
 
@@ -245,9 +225,23 @@ def checked_infer(op_type, prop, method, values):
             raise CustomOpValueError(f"custom operator {op_type!r}: {where} returned {len(got)} "
                                      f"{what} {_WHAT[method]}, expected {n}")
     convert = _CONVERT[method]
-    return tuple(user_call(op_type, f"{where} (returned value)",
-                           lambda vs: [convert(v) for v in vs], part)
-                 for part in (ins, outs, aux))
+    return tuple(_converted(op_type, where, convert, what, part)
+                 for what, part in (("input", ins), ("output", outs), ("auxiliary state", aux)))
+
+
+def _converted(op_type, where, convert, what, values):
+    """``values`` (one list a property returned) converted one by one: our own errors name
+    the entry; anything else the user's objects raise (a failing ``__iter__``) is the user's."""
+    out = []
+    for k, v in enumerate(values):
+        name = f"custom operator {op_type!r}: {where} returned {what} {k}"
+        try:
+            out.append(convert(v, name))
+        except SparsenetError:
+            raise
+        except Exception as e:  # noqa: BLE001 - re-raised named, of its own class too
+            raise user_error(op_type, f"{where} (returned {what} {k})", e) from e
+    return out
 
 
 def checked_backward_stypes(op_type, prop, ograd, ins, outs, igrad, aux):

@@ -260,9 +260,19 @@ static PyObject *run_kernel(range_fn f32, range_fn f64, int narr, PyObject *args
         PyErr_SetString(PyExc_ValueError, "negative size");
         return NULL;
     }
-    if (n == 0 || cols == 0)
+    /* Empty inputs are a no-op: zero-size tensors often have a null data pointer. Rows of
+     * zero columns are still checked against the weight's rows, as the torch kernels do. */
+    if (n == 0)
         return PyLong_FromLong(0);
-    if ((!w) || (narr > 1 && !s1) || (narr > 2 && !s2) || !g || !idx) {
+    if (!idx) {
+        PyErr_SetString(PyExc_ValueError, "null data pointer for the row indices");
+        return NULL;
+    }
+    if (cols == 0) {
+        int rc0 = check_rows((const int64_t *)(uintptr_t)idx, n, nrows);
+        return rc0 < 0 ? NULL : PyLong_FromLong(rc0);
+    }
+    if ((!w) || (narr > 1 && !s1) || (narr > 2 && !s2) || !g) {
         PyErr_SetString(PyExc_ValueError, "null data pointer");
         return NULL;
     }
@@ -348,7 +358,8 @@ static void sort_keypos(KeyPos *a, KeyPos *tmp, int64_t n)
             const T *row = v + order[i].pos * cols;                             \
             if (m < 0 || order[i].key != oi[m]) {                               \
                 oi[++m] = order[i].key;                                         \
-                memcpy(o + m * cols, row, (size_t)cols * sizeof(T));            \
+                if (cols) /* zero-size rows: the pointers may be null */        \
+                    memcpy(o + m * cols, row, (size_t)cols * sizeof(T));        \
             } else {                                                            \
                 T *dst = o + m * cols;                                          \
                 for (int64_t j = 0; j < cols; j++)                              \
@@ -396,6 +407,8 @@ static int64_t coalesce_in_place(const KeyPos *order, int64_t n, char *base, siz
             oi[m] = order[i].key;
             dest[order[i].pos] = m++;
         }
+    if (rowbytes == 0)
+        return m; /* rows of zero columns: only the ids move (base may be null) */
     char *held = carry, *spare = carry + rowbytes;
     for (int64_t s = 0; s < n; s++) {
         int64_t q = dest[s];
@@ -511,6 +524,8 @@ static PyObject *py_sgd_dense(PyObject *self, PyObject *args)
         long long n = PyLong_AsLongLong(PyTuple_GET_ITEM(ns, i));
         if (PyErr_Occurred())
             return NULL;
+        if (n == 0)
+            continue; /* an empty tensor (its data pointer is often null): nothing to do */
         if (!wp || !gp || n < 0) {
             PyErr_SetString(PyExc_ValueError, "sgd_dense: null pointer or negative size");
             return NULL;
@@ -568,6 +583,8 @@ static PyObject *py_sgd_mom_dense(PyObject *self, PyObject *args)
         long long n = PyLong_AsLongLong(PyTuple_GET_ITEM(ns, i));
         if (PyErr_Occurred())
             return NULL;
+        if (n == 0)
+            continue; /* an empty tensor (its data pointer is often null): nothing to do */
         if (!wp || !mp || !gp || n < 0) {
             PyErr_SetString(PyExc_ValueError, "sgd_mom_dense: null pointer or negative size");
             return NULL;

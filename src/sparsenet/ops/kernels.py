@@ -6,13 +6,14 @@ tensors are never modified in place, so arrays may share them.
 """
 import torch
 
+from ..base import IndexOutOfRangeError
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 
 __all__ = ["csr_keys", "csr_from_keys", "values_map", "csr_union", "csr_intersection",
            "rsp_union", "rsp_intersection", "csr_gather_dense", "scatter_add_dense",
            "empty_csr", "empty_rsp", "unique_inverse", "sorted_by_key", "csr_union_map",
-           "rsp_union_map", "dense_rows", "zero_quotient_keys"]
+           "rsp_union_map", "dense_rows", "zero_quotient_keys", "check_row_ids"]
 
 
 def csr_keys(a):
@@ -198,3 +199,29 @@ def zero_quotient_keys(a, divisor):
     keys = bad.reshape(-1).nonzero().reshape(-1)  # sorted
     keys = keys[~torch.isin(keys, csr_keys(a))]
     return keys if keys.numel() else None
+
+
+def check_row_ids(rows, num_rows, what, is_sorted=False):
+    """Raise :class:`~sparsenet.base.IndexOutOfRangeError` unless every id of the int64
+    tensor ``rows`` is in ``[0, num_rows)``, naming ``what``, the first bad id, its position
+    and the bound. With ``is_sorted`` (ascending ids) only the first and last are read.
+
+    >>> check_row_ids(torch.tensor([0, 2]), 3, 'gradient')
+    >>> check_row_ids(torch.tensor([1, 5]), 3, 'gradient', is_sorted=True)
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.IndexOutOfRangeError: gradient: row id 5 at position 1 is out of range for 3 ...
+    """
+    n = rows.numel()
+    if n == 0:
+        return
+    if is_sorted:
+        lo, hi = torch.stack((rows[0], rows[-1])).tolist()
+        if lo >= 0 and hi < num_rows:
+            return
+    bad = (rows < 0) | (rows >= num_rows)
+    if not bool(bad.any()):
+        return
+    pos = int(bad.nonzero()[0, 0])
+    raise IndexOutOfRangeError(f"{what}: row id {int(rows[pos])} at position {pos} is out of "
+                               f"range for {num_rows} rows (expected 0 <= row < {num_rows})")

@@ -32,7 +32,7 @@ import warnings
 
 import torch
 
-from ..base import NativeKernelWarning
+from ..base import IndexOutOfRangeError, NativeKernelWarning
 from ..torch_compat import increment_versions as _bump_versions
 
 try:
@@ -94,8 +94,8 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
 
     Raises
     ------
-    IndexError
-        A row index is negative or not below ``weight.shape[0]``.
+    IndexOutOfRangeError
+        A row index is negative or not below ``weight.shape[0]`` (nothing is written).
 
     Examples
     --------
@@ -122,11 +122,14 @@ def lazy_step(kernel, weight, states, grad_rows, rows, *, lr, wd=0.0, rescale_gr
         if t.shape != shape:
             return False
     ptr = [weight.data_ptr()] + [t.data_ptr() for t in states] + [0] * (2 - len(states))
-    rc = getattr(_native, kernel)(
-        ptr[0], ptr[1], ptr[2], grad_rows.data_ptr(), rows.data_ptr(), n, cols, shape[0],
-        dtype == torch.float64, torch.get_num_threads(), float(lr), float(wd),
-        float(rescale_grad), -1.0 if clip_gradient is None else float(clip_gradient), float(a),
-        float(b), float(epsilon))
+    try:
+        rc = getattr(_native, kernel)(
+            ptr[0], ptr[1], ptr[2], grad_rows.data_ptr(), rows.data_ptr(), n, cols, shape[0],
+            dtype == torch.float64, torch.get_num_threads(), float(lr), float(wd),
+            float(rescale_grad), -1.0 if clip_gradient is None else float(clip_gradient),
+            float(a), float(b), float(epsilon))
+    except IndexError as e:  # checked before anything is written: name it as sparsenet does
+        raise IndexOutOfRangeError(f"{kernel} update: {e}") from None
     if rc:
         return False
     _bump_versions((weight,) + tuple(states))  # written through raw pointers
@@ -155,6 +158,8 @@ def sgd_dense(weights, grads, lr, rescale_grad):
         n = w.numel()
         if (group is not None and g.dtype == w.dtype and n <= _SMALL and w.is_cpu and g.is_cpu
                 and w.shape == g.shape and w.is_contiguous() and g.is_contiguous()):
+            if n == 0:  # nothing to update (an empty tensor's data pointer is often null)
+                continue
             group[0].append(w)
             group[1].append(w.data_ptr())
             group[2].append(g.data_ptr())
@@ -192,6 +197,8 @@ def sgd_mom_dense(weights, moms, grads, *, lr, momentum, wd=0.0, rescale_grad=1.
         if (group is not None and g.dtype == w.dtype and m.dtype == w.dtype and n <= _SMALL
                 and w.is_cpu and g.is_cpu and m.is_cpu and w.shape == g.shape == m.shape
                 and w.is_contiguous() and g.is_contiguous() and m.is_contiguous()):
+            if n == 0:  # nothing to update (an empty tensor's data pointer is often null)
+                continue
             group[0].extend((w, m))
             group[1].append(w.data_ptr())
             group[2].append(m.data_ptr())
