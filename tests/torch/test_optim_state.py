@@ -53,6 +53,7 @@ def test_state_dict_round_trip(name, kw, keys, lazy):
 def test_state_dict_format():
     model, _ = twins()
     opt = optim.Adam(groups(model, 0.1), lr=0.1, lazy_update="exact")
+    opt.attach(model)
     train(model, opt, batches(3))
     sd = opt.state_dict()
     assert sorted(sd["state"]) == [0, 1, 2]
@@ -120,6 +121,7 @@ def test_ftrl_matches_numpy_reference(lazy):
     for rows, g in steps:
         p.grad = torch.sparse_coo_tensor(torch.tensor(rows)[None], torch.tensor(g,
                                          dtype=torch.float32), (6, 3))
+        opt.catch_up(p, torch.as_tensor(rows))  # exact mode: the rows a forward would read
         opt.step()
     opt.sync()
     expect = _ftrl_reference(w0, steps, 0.2, 0.05, 1.5, 0.01, lazy is True)

@@ -63,6 +63,12 @@ __all__ = ["Trainer"]
 
 _LOCAL_KVSTORES = (None, "local", "device")
 
+#: The exact-mode guard's advice to Trainer users (see ``Optimizer.exact_guard``).
+CATCH_UP_HINT = ("call trainer.catch_up(param, row_ids) with the rows the batch reads (an "
+                 "embedding's ids, a CSR batch's column indices x.indices) before the forward "
+                 "pass, or trainer.sync() to bring every row up to date (row_sparse weights "
+                 "read through row_sparse_data() are caught up by themselves)")
+
 
 def _serialised(method):
     """Run ``method`` holding the trainer's lock: steps from several threads take turns, so
@@ -177,6 +183,7 @@ class Trainer:
         else:
             self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
         self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
+        self._optimizer.exact_guard = CATCH_UP_HINT
 
     # ------------------------------------------------------------------ properties
     @property
@@ -263,6 +270,7 @@ class Trainer:
         self._kvstore = kv
         self._update_on_kvstore = update_on_kv is not False
         if self._update_on_kvstore:
+            self._optimizer.exact_guard = None  # the store keeps the states: no catch_up here
             kv.set_optimizer(self._optimizer)
         with autograd.pause():  # may run inside record() (a forward's row_sparse_data)
             for i, param in enumerate(self._params):
@@ -316,6 +324,10 @@ class Trainer:
         store (row_sparse weights updated on the store)."""
         self._init_kvstore()
         if not self._update_on_kvstore:
+            for updater, data in zip(self._updaters, param._data or ()):
+                index = self._param2idx[param.name]
+                if data is full and index in updater.states:  # lazy_update='exact'
+                    self._optimizer.catch_up(full, updater.states[index], row_id)
             return
         with autograd.pause():  # called by a forward's row_sparse_data, inside record()
             rows = zeros(full.shape, ctx=full.context, dtype=full.dtype, stype="row_sparse")
@@ -382,6 +394,46 @@ class Trainer:
                 w.view(-1).index_copy_(0, pos, sub._t)
         return True
 
+    # ------------------------------------------------------------------ exact mode
+    @_serialised
+    def sync(self, param=None):
+        """Bring the weights (only ``param``'s, when given) up to date: an optimizer with
+        ``lazy_update='exact'`` applies the steps their rows skipped. A no-op otherwise.
+
+        Called before a parameter is saved (``save_parameters``) or its states are; call it
+        before evaluating on the weights. With a store that updates the weights
+        (``update_on_kvstore``), its optimizer catches up there.
+        """
+        if self._update_on_kvstore and self._kvstore is not None:
+            updater = getattr(self._kvstore, "_updater", None)
+            if updater is not None and hasattr(updater, "sync"):
+                updater.sync()
+            return
+        if param is None:
+            for updater in self._updaters:
+                updater.sync()
+            return
+        index = self._param2idx.get(param.name)
+        for updater, data in zip(self._updaters, param._data or ()):
+            if index in updater.states:
+                self._optimizer.sync(data, updater.states[index])
+
+    @_serialised
+    def catch_up(self, param, row_ids):
+        """Bring rows ``row_ids`` of ``param`` up to date (``lazy_update='exact'``).
+
+        Call it before the forward pass with the rows the batch reads (an embedding's ids,
+        a CSR batch's column indices ``x.indices``): a forward pass that read a row still
+        waiting for its skipped steps makes ``step()`` raise StateError.
+        """
+        index = self._param2idx.get(getattr(param, "name", None))
+        if index is None or self._params[index] is not param:
+            raise InvalidArgumentError(f"catch_up: {param!r} is not a parameter of this "
+                                       f"Trainer")
+        for updater, data in zip(self._updaters, param._data or ()):
+            if index in updater.states:
+                self._optimizer.catch_up(data, updater.states[index], row_ids)
+
     # ------------------------------------------------------------------ states
     @_serialised
     def save_states(self, fname):
@@ -410,3 +462,4 @@ class Trainer:
         if self._updaters:
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
+        self._optimizer.exact_guard = CATCH_UP_HINT

@@ -22,7 +22,7 @@ import weakref
 import numpy as np
 import torch
 
-from ..base import InvalidArgumentError
+from ..base import InvalidArgumentError, StateError
 from ..ops.update_rules.core import full_rows, row_chunks
 
 __all__ = ["RowClock", "Window", "apply_linear", "ClockTable"]
@@ -133,11 +133,46 @@ class RowClock:
         """True when the window holds ``limit`` steps (time for a full catch-up)."""
         return len(self.steps) >= limit
 
+    def pending(self, opt):
+        """True when catching a lagging row up would change it (some skipped step is not
+        the identity, or the optimizer's catch-up recomputes rows)."""
+        return bool(self.steps) and (self.maps is not None or opt._exact_nonlinear)
+
     @torch.no_grad()
-    def catch_up(self, opt, weight, state, idx):
-        """Apply the skipped steps to rows ``idx`` of ``weight`` and ``state``."""
+    def check_fresh(self, opt, idx, hint, name=None):
+        """Raise :class:`~sparsenet.base.StateError` if a row of ``idx`` (all rows when
+        ``idx`` is None) lags behind: a forward pass read it before it was caught up.
+
+        ``hint`` says how the caller's API catches rows up before the forward pass.
+        """
+        if not self.pending(opt):
+            return
+        last = self.last if idx is None else self.last.index_select(0, idx)
+        lag = last.clamp(min=self.base) < self.step
+        if not bool(lag.any()):
+            return
+        rows = torch.arange(self.rows, device=lag.device) if idx is None else idx
+        stale = rows[lag]
+        first = int(stale[0])
+        behind = self.step - max(int(self.last[first]), self.base)
+        raise StateError(
+            f"{name or type(opt).__name__}(lazy_update='exact'): the gradient touches "
+            f"{stale.numel()} row(s) of a weight of {self.rows} rows that were not brought up to date before "
+            f"the forward pass read them (row {first} is {behind} step(s) behind), so that "
+            f"forward pass used stale values and the update would drift from the dense "
+            f"result; {hint}")
+
+    @torch.no_grad()
+    def catch_up(self, opt, weight, state, idx, hint=None):
+        """Apply the skipped steps to rows ``idx`` of ``weight`` and ``state``.
+
+        With ``hint`` (the exact-mode guard), lagging rows raise instead: see
+        :meth:`check_fresh`.
+        """
         if not self.steps or idx.numel() == 0:
             return
+        if hint is not None:
+            self.check_fresh(opt, idx, hint)
         a = self.last.index_select(0, idx).clamp_(min=self.base)
         stale = (a < self.step).nonzero().view(-1)
         if stale.numel() == 0:

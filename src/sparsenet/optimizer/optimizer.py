@@ -36,8 +36,8 @@ import weakref
 import numpy as np
 import torch
 
-from ..base import (FileFormatError, InvalidArgumentError, InvalidArgumentTypeError,
-                    UnsupportedError)
+from ..base import (FileFormatError, IndexOutOfRangeError, InvalidArgumentError,
+                    InvalidArgumentTypeError, UnsupportedError)
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import ROW_SPARSE
@@ -101,6 +101,12 @@ class Optimizer:
     #: Largest number of steps a row may lag behind in ``lazy_update='exact'``
     #: before every stale row is brought up to date at once.
     exact_window = 1024
+    #: The exact-mode guard: None (the default for a bare optimizer, whose caller hands it
+    #: gradients), or a sentence telling the caller how to catch rows up before a forward
+    #: pass reads them. When set, a row_sparse gradient touching a row that lags behind
+    #: raises :class:`~sparsenet.base.StateError` (the forward pass read a stale row)
+    #: instead of being applied. ``gluon.Trainer`` and ``sparsenet.torch.optim`` set it.
+    exact_guard = None
 
     def __init__(self, rescale_grad=1.0, param_idx2name=None, wd=0.0, clip_gradient=None,
                  learning_rate=None, lr_scheduler=None, sym=None, begin_num_update=0,
@@ -360,14 +366,19 @@ class Optimizer:
             clock = self._clock(weight)
             skip = self._skip_map(step) if sparse else None
             if skip is None:
+                if self.exact_guard is not None and clock.pending(self):
+                    clock.check_fresh(self, grad._indices if sparse else None,
+                                      self.exact_guard)
                 clock.sync(self, weight, state)
                 self._fused(weight, grad, state, step, False)
                 clock.record_all(step)
                 return
             full = clock.window_full(self.exact_window)
             if full:
+                if self.exact_guard is not None:
+                    clock.check_fresh(self, grad._indices, self.exact_guard)
                 clock.sync(self, weight, state)
-            clock.catch_up(self, weight, state, grad._indices)
+            clock.catch_up(self, weight, state, grad._indices, self.exact_guard)
             self._fused(weight, grad, state, step, True)
             clock.record(self, skip, step, grad._indices)
             self._touched = None if full else grad._indices
@@ -462,6 +473,41 @@ class Optimizer:
         if clock is not None:
             clock.sync(self, weight, state)
 
+    @torch.no_grad()
+    def catch_up(self, weight, state, rows):
+        """Bring rows ``rows`` of ``weight`` (and its state) up to date
+        (``lazy_update='exact'``; a no-op otherwise).
+
+        A forward pass must read caught-up rows: call this with the rows a batch reads
+        (an embedding's ids, a CSR batch's column indices) before the forward pass.
+
+        >>> import sparsenet as mx
+        >>> opt = mx.optimizer.SGD(learning_rate=0.1, wd=0.1, lazy_update='exact')
+        >>> w = mx.nd.ones((3, 1)); st = opt.create_state(0, w)
+        >>> g = mx.nd.sparse.row_sparse_array(([[0.0]], [0]), shape=(3, 1))
+        >>> opt.update(0, w, g, st)
+        >>> opt.catch_up(w, st, mx.nd.array([2])); w.asnumpy().ravel()
+        array([0.99, 1.  , 0.99], dtype=float32)
+        """
+        master, inner = weight, state
+        if self.multi_precision and weight.dtype == np.float16 and isinstance(state, tuple):
+            master, inner = self._mp_split(state)
+        clock = self._clocks.get(master)
+        if clock is None or not clock.steps:
+            return
+        ids = rows._t if isinstance(rows, NDArray) else torch.as_tensor(rows)
+        ids = ids.detach().reshape(-1).to(device=clock.device)
+        if ids.dtype.is_floating_point:
+            ids = ids.round()
+        ids = torch.unique(ids.to(torch.int64))
+        if ids.numel() and (int(ids[0]) < 0 or int(ids[-1]) >= clock.rows):
+            bad = int(ids[0]) if int(ids[0]) < 0 else int(ids[-1])
+            raise IndexOutOfRangeError(f"catch_up: row {bad} is out of range for a weight of "
+                                       f"{clock.rows} rows")
+        clock.catch_up(self, master, inner, ids)
+        if master is not weight:
+            _copy_rows(master, weight, ids)
+
     def _forget_clocks(self):
         self._clocks = ClockTable()
 
@@ -470,6 +516,7 @@ class Optimizer:
         ret = self.__dict__.copy()
         ret.pop("param_dict", None)
         ret.pop("_clocks", None)
+        ret.pop("exact_guard", None)
         ret["_touched"] = None
         return ret
 

@@ -494,6 +494,8 @@ class Parameter:
 
     def _reduce(self):
         """The value on the CPU (mean over contexts for dense parameters)."""
+        if self._trainer is not None:  # lazy_update='exact': rows caught up before a save
+            self._trainer.sync(self)
         ctx = cpu()
         block = self._data
         if self._stype == "default" and len(block) > 1:

@@ -68,6 +68,8 @@ class _AdamBase(BridgedOptimizer):
         check_nonneg("learning rate", lr)
         check_nonneg("epsilon value", eps)
         check_nonneg("weight_decay value", weight_decay)
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise InvalidArgumentError(f"betas must be a pair (beta1, beta2), got {betas!r}")
         for i, b in enumerate(betas):
             if not 0.0 <= b < 1.0:
                 raise InvalidArgumentError(f"Invalid beta parameter at index {i}: expected "
@@ -126,6 +128,7 @@ class Adam(_AdamBase):
     """
 
     _rule_class = _TorchEpsAdam
+    torch_flags = {"decoupled_weight_decay": False}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
                  amsgrad=False, *, lazy_update=True):
@@ -163,6 +166,7 @@ class AdamW(_AdamBase):
     """
 
     _rule_class = _TorchEpsAdamW
+    torch_flags = {"decoupled_weight_decay": True}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, lazy_update=False):

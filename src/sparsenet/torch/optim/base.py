@@ -34,10 +34,18 @@ from ...base import InvalidArgumentError, InvalidArgumentTypeError
 from ...grad_store import coo_rows
 from ...ndarray.ndarray import NDArray
 from ...ndarray.row_sparse import RowSparseNDArray
+from ...ops.kernels import check_row_ids
 from ...optimizer.optimizer import LAZY_MODES
 from ..nn import rows_read
+from .state_dict import clean_state_dict
 
 __all__ = ["BridgedOptimizer", "to_mx_grad"]
+
+#: How a caller of ``step()`` catches rows up: the exact-mode guard's advice.
+CATCH_UP_HINT = ("call opt.attach(model) once before training (forward pre-hooks on every "
+                 "nn.Embedding, nn.EmbeddingBag and SparseLinear catch up the rows a batch "
+                 "reads), or opt.catch_up(param, ids) with the rows the batch reads before "
+                 "each forward pass")
 
 
 def check_lazy(value):
@@ -74,7 +82,10 @@ def to_mx_grad(param):
                 f"a sparse gradient must be a COO tensor with sparse_dim=1 (rows, as "
                 f"nn.Embedding(sparse=True) gives), got sparse_dim={grad.sparse_dim()} for a "
                 f"parameter of shape {tuple(param.shape)}")
-        return RowSparseNDArray._from_parts(*coo_rows(grad), tuple(param.shape))
+        values, rows = coo_rows(grad)
+        check_row_ids(rows, param.shape[0], f"sparse COO gradient of a parameter of shape "
+                      f"{tuple(param.shape)}", is_sorted=True)
+        return RowSparseNDArray._from_parts(values, rows, tuple(param.shape))
     if grad.layout != torch.strided:
         raise InvalidArgumentError(f"gradient layout {grad.layout} is not supported: expected "
                                    f"a dense tensor or a sparse COO tensor with sparse_dim=1")
@@ -114,6 +125,13 @@ class BridgedOptimizer(torch.optim.Optimizer, metaclass=abc.ABCMeta):
     """
 
     state_names = ()
+    #: torch.optim state keys that mean one of ours: ``{torch_key: (our_key, f(t, group))}``
+    #: (:mod:`~sparsenet.torch.optim.state_dict`; same-named keys need no entry).
+    torch_state = {}
+    #: torch.optim group flags and the one value this optimizer implements.
+    torch_flags = {}
+    #: Whether torch.optim's state of this optimizer may lack ``'step'`` (SGD's does).
+    torch_step_optional = False
 
     def __init__(self, params, defaults):
         check_lazy(defaults["lazy_update"])
@@ -159,6 +177,7 @@ class BridgedOptimizer(torch.optim.Optimizer, metaclass=abc.ABCMeta):
         if rule is None or rule[0] is not group:
             check_lazy(group["lazy_update"])
             rule = self._rules[gi] = (group, self.make_rule(group))
+            rule[1].exact_guard = CATCH_UP_HINT
         return rule[1]
 
     def _bind(self, rule, group, index, param):
@@ -173,9 +192,10 @@ class BridgedOptimizer(torch.optim.Optimizer, metaclass=abc.ABCMeta):
         tensors = {name: a._t for name, a in zip(self.state_keys(group), arrays)}
         loaded = len(st) > 0
         if loaded:  # states from load_state_dict (or a replaced parameter): copy them in
+            # (the new weight view gets a fresh clock; the other parameters of the rule keep
+            # theirs: forgetting every clock here lost their skipped steps)
             for name, t in tensors.items():
                 t.copy_(st[name])
-            rule._forget_clocks()
         step = torch.tensor(float(st["step"]) if "step" in st else 0.0)
         tensors["step"] = step
         rule._index_update_count[index] = int(step.item())
@@ -207,18 +227,45 @@ class BridgedOptimizer(torch.optim.Optimizer, metaclass=abc.ABCMeta):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
+        work = [(rule, group, index, param, to_mx_grad(param))
+                for rule, group, index, param in self._walk() if param.grad is not None]
+        for rule, group, index, param, grad in work:  # nothing changes if one read stale rows
+            self._check_fresh(rule, group, index, param, grad)
         configured = set()
-        for rule, group, index, param in self._walk():
-            if param.grad is None:
-                continue
+        for rule, group, index, param, grad in work:
             if id(rule) not in configured:
                 self.configure(rule, group)
                 configured.add(id(rule))
             binding = self._bind(rule, group, index, param)
-            grad = self.prepare(rule, group, index, binding, to_mx_grad(param))
+            grad = self.prepare(rule, group, index, binding, grad)
             rule.update(index, binding.weight, grad, binding.state)
             binding.tensors["step"].fill_(float(rule._index_update_count[index]))
         return loss
+
+    def _check_fresh(self, rule, group, index, param, grad):
+        """The exact-mode guard: raise StateError before any update if the forward pass
+        read rows of ``param`` that lag behind (see :meth:`catch_up`)."""
+        if group["lazy_update"] != "exact":
+            return
+        binding = self._bindings.get(index)
+        if binding is None or binding.param is not param:
+            return
+        clock = rule._clocks.get(binding.weight)
+        if clock is not None:
+            rows = grad._indices if grad.stype == "row_sparse" else None
+            clock.check_fresh(rule, rows, f"parameter {index} of shape "
+                                          f"{tuple(param.shape)}: {CATCH_UP_HINT}",
+                              name=type(self).__name__)
+
+    @torch.no_grad()
+    def sync_param(self, param):
+        """Apply the pending catch-ups of one parameter (``lazy_update='exact'``)."""
+        for index, binding in self._bindings.items():
+            if binding.param is param:
+                rule = self._rules_by_param(param)
+                if rule is not None:
+                    rule.sync(binding.weight, binding.state)
+                return
 
     @torch.no_grad()
     def sync(self):
@@ -263,17 +310,31 @@ class BridgedOptimizer(torch.optim.Optimizer, metaclass=abc.ABCMeta):
         return None
 
     def attach(self, module):
-        """Register forward pre-hooks that :meth:`catch_up` the rows an embedding reads.
+        """Register forward pre-hooks that :meth:`catch_up` the rows an embedding reads,
+        and state-dict pre-hooks that bring the weights up to date before they are saved.
 
         Every ``nn.Embedding``, ``nn.EmbeddingBag`` and :class:`sparsenet.torch.nn.SparseLinear`
-        inside ``module`` gets a hook (a no-op unless its group's ``lazy_update`` is
-        ``'exact'``). Returns the hook handles (``handle.remove()`` detaches).
+        inside ``module`` gets a forward pre-hook (a no-op unless its group's ``lazy_update``
+        is ``'exact'``); every submodule owning a parameter of this optimizer gets a
+        state-dict pre-hook, so ``module.state_dict()`` (what ``torch.save`` writes) holds
+        the trained weights, not rows still waiting for their skipped steps. Returns the
+        hook handles (``handle.remove()`` detaches).
         """
         handles = []
+        mine = {id(p) for group in self.param_groups for p in group["params"]}
         for sub in module.modules():
             if rows_read(sub, None) is not NotImplemented:
                 handles.append(sub.register_forward_pre_hook(self._pre_hook))
+            if any(id(p) in mine for p in sub._parameters.values() if p is not None):
+                register = getattr(sub, "register_state_dict_pre_hook", None) or \
+                    sub._register_state_dict_pre_hook
+                handles.append(register(self._state_dict_pre_hook))
         return handles
+
+    def _state_dict_pre_hook(self, module, prefix="", keep_vars=False):
+        for param in module._parameters.values():
+            if param is not None:
+                self.sync_param(param)
 
     def _pre_hook(self, module, args):
         weight = module.weight
@@ -290,9 +351,18 @@ class BridgedOptimizer(torch.optim.Optimizer, metaclass=abc.ABCMeta):
         return super().state_dict()
 
     def load_state_dict(self, state_dict):
-        """Load a :meth:`state_dict`; the mx states are rebuilt from it at the next step."""
+        """Load a :meth:`state_dict` (or a ``torch.optim`` one whose state means the same:
+        see :mod:`sparsenet.torch.optim.state_dict`); the mx states are rebuilt from it at
+        the next step.
+
+        Every group key and every state tensor is checked against this optimizer's
+        parameters first (shape, floating dtype, ``step`` a whole number):
+        :class:`~sparsenet.base.FileFormatError` names the key at fault, and nothing is
+        loaded.
+        """
+        clean = clean_state_dict(self, state_dict)
         self.sync()
-        super().load_state_dict(state_dict)
+        super().load_state_dict(clean)
         self._bindings = {}
         for _, rule in self._rules.values():
             rule._forget_clocks()

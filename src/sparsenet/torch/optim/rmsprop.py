@@ -6,6 +6,11 @@ from .base import BridgedOptimizer, check_nonneg
 __all__ = ["RMSprop"]
 
 
+def _times_minus_lr(buf, group):
+    """torch.optim's ``momentum_buffer`` as the rule's ``-lr * buffer``."""
+    return buf.mul_(-group["lr"])
+
+
 class RMSprop(BridgedOptimizer):
     """``torch.optim.RMSprop`` through ``mx.optimizer.RMSProp``'s update rules.
 
@@ -45,6 +50,8 @@ class RMSprop(BridgedOptimizer):
     >>> emb.weight.detach().ravel()
     tensor([1.0000, 0.8000])
     """
+
+    torch_state = {"momentum_buffer": ("delta", _times_minus_lr)}
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0,
                  centered=False, *, lazy_update=False):

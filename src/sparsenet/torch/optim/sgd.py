@@ -7,6 +7,11 @@ from .base import BridgedOptimizer, check_nonneg
 __all__ = ["SGD"]
 
 
+def _times_minus_lr(buf, group):
+    """torch.optim's ``momentum_buffer`` as the rule's ``-lr * buffer``."""
+    return buf.mul_(-group["lr"])
+
+
 class SGD(BridgedOptimizer):
     """``torch.optim.SGD`` semantics through ``mx.optimizer.SGD`` / ``mx.optimizer.NAG``.
 
@@ -49,6 +54,8 @@ class SGD(BridgedOptimizer):
     """
 
     state_names = ("mom",)
+    torch_state = {"momentum_buffer": ("mom", _times_minus_lr)}
+    torch_step_optional = True
 
     def __init__(self, params, lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0,
                  nesterov=False, *, lazy_update=True):
