@@ -45,6 +45,11 @@ from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
 
+#: The exact-mode guard's advice to Module users (see ``Optimizer.exact_guard``).
+CATCH_UP_HINT = ("call mod.catch_up(name, row_ids) with the rows the batch reads (an "
+                 "embedding's ids, a CSR batch's column indices x.indices) before forward(), "
+                 "or mod.sync() to bring every row up to date")
+
 
 def _names(value, default):
     if value is None:
@@ -350,6 +355,45 @@ class Module(BaseModule):
         if self._updater is not None and hasattr(self._updater, "sync"):
             self._updater.sync()
 
+    def catch_up(self, name, row_ids):
+        """Bring rows ``row_ids`` of parameter ``name`` up to date (``lazy_update='exact'``;
+        a no-op otherwise).
+
+        Call it before :meth:`forward` with the rows the batch reads (an embedding's ids, a
+        CSR batch's column indices ``x.indices``): a forward pass that read a row still
+        waiting for its skipped steps makes :meth:`update` raise
+        :class:`~sparsenet.base.StateError`. :meth:`sync` brings every row up to date.
+
+        >>> import sparsenet as mx
+        >>> w = mx.sym.var('w_weight', stype='row_sparse', shape=(3, 1), init=mx.init.One())
+        >>> out = mx.sym.sparse.dot(mx.sym.var('data', stype='csr'), w)
+        >>> mod = mx.mod.Module(mx.sym.make_loss(mx.sym.sum(out)), label_names=None)
+        >>> mod.bind(data_shapes=[('data', (1, 3))])
+        >>> mod.init_params()
+        >>> mod.init_optimizer(optimizer='sgd', optimizer_params={
+        ...     'learning_rate': 0.1, 'wd': 0.5, 'lazy_update': 'exact', 'rescale_grad': 1.0})
+        >>> for cols in ([0], [0], [2]):
+        ...     x = mx.nd.sparse.csr_matrix(([1.0], cols, [0, 1]), shape=(1, 3))
+        ...     mod.catch_up('w_weight', x.indices)
+        ...     mod.forward(mx.io.DataBatch([x]), is_train=True)
+        ...     mod.backward(); mod.update()
+        >>> mod.sync(); mod.get_params()[0]['w_weight'].asnumpy().ravel().round(4)
+        array([0.6721, 0.8574, 0.7574], dtype=float32)
+        """
+        self._check_ready("catch_up", optimizer=True)
+        if name not in self._param_names:
+            raise InvalidArgumentError(f"catch_up: {name!r} is not a parameter of the module; "
+                                       f"parameters are {self._param_names}")
+        if self._updater is None:  # the store updates the weights and keeps their states
+            return
+        i = self._param_names.index(name)
+        group = self._exec_group
+        n = len(group.execs)
+        states = self._updater.states
+        for k, weight in enumerate(group.param_arrays[i]):
+            if i * n + k in states:  # (plain SGD's state is None)
+                self._optimizer.catch_up(weight, states[i * n + k], row_ids)
+
     # ------------------------------------------------------------------ optimizer
     def init_optimizer(self, kvstore="local", optimizer="sgd",
                        optimizer_params=(("learning_rate", 0.01),), force_init=False):
@@ -413,6 +457,7 @@ class Module(BaseModule):
             self._updater = None
         else:
             self._updater = opt.get_updater(optimizer)
+            optimizer.exact_guard = CATCH_UP_HINT
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
