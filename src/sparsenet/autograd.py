@@ -200,31 +200,106 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     """
     outs, grads = _head_tensors(heads, head_grads)
     _check_not_consumed(outs)
-    # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
-    _run_torch_backward(outs, grads, retain_graph, head_grads is None)
-    if not retain_graph:
-        _mark_consumed(outs)
+    in_flight = recording.IN_FLIGHT
+    lock = in_flight.lock
+    with lock:
+        in_flight.count += 1
+    try:
+        # torch accumulates into the leaves' .grad, taking over tensors nobody else holds
+        _run_torch_backward(outs, grads, retain_graph, head_grads is None)
+    except BaseException:
+        with lock:  # what torch accumulated before the error is dropped, not kept for the
+            in_flight.count -= 1  # next backward to add to
+            _drop_pending(_graph_entries(outs))
+        raise
+    with lock:
+        try:
+            if not retain_graph:
+                _mark_consumed(outs)
+            # alone: every pending leaf gradient is this pass's (no other pass is running
+            # its graph), and the registry is the short way to them; else only this graph's
+            _store_pending(recording.variables() if in_flight.count == 1
+                           else _graph_entries(outs),
+                           grad_store.caller_storages(grads) if head_grads is not None
+                           else ())
+        finally:
+            in_flight.count -= 1
+
+
+def _store_pending(entries, callers=()):
+    """Move the pending torch gradient of each of ``entries`` into its variable's buffer.
+
+    A gradient is stored before the leaf lets it go; if a store fails, the pending
+    gradients of every entry are dropped (none is left for the next backward to add to).
+    A gradient that is a view of a head gradient the caller passed (``callers``, storage
+    addresses) is read, never written into or kept.
+    """
     written = set()
     grad_mode = torch.is_grad_enabled()
     set_grad_enabled(False)
     try:
-        for entry in recording.variables():
+        for entry in entries:
             t = entry.tensor()
             if t is None:
                 continue
             g = t.grad
             if g is None:
                 continue
-            t.grad = None
             v = entry.sink if entry.sink is not None else entry.ref()
             if v is None or v._grad is None or v._grad_req == "null":
+                t.grad = None
                 continue
             key = id(v._grad)
             # views sharing one buffer add up
-            grad_store.store_nograd(v, g, key in written, True, entry.full)
+            grad_store.store_nograd(v, g, key in written, grad_store.kernel_owned(g, callers),
+                                    entry.full)
+            t.grad = None
             written.add(key)
+    except BaseException:
+        _drop_pending(entries)
+        raise
     finally:
         set_grad_enabled(grad_mode)
+
+
+def _drop_pending(entries):
+    """Clear the pending torch gradient of each of ``entries``."""
+    for entry in entries:
+        t = entry.tensor()
+        if t is not None:
+            t.grad = None
+
+
+def _graph_entries(outs):
+    """The registry entries of the variable leaves that the graph of ``outs`` reaches.
+
+    A walk over torch's graph, from the heads to its ``AccumulateGrad`` nodes (each
+    node once); used when another backward pass runs at the same time (see
+    :data:`sparsenet.recording.IN_FLIGHT`) and after a failed pass.
+    """
+    entries, seen, stack = [], set(), []
+    for t in outs:
+        fn = t.grad_fn
+        if fn is not None:
+            stack.append(fn)
+            continue
+        entry = recording.entry_of(t)  # a head that is itself a variable
+        if entry is not None and id(t) not in seen:
+            seen.add(id(t))
+            entries.append(entry)
+    while stack:
+        for node, _ in stack.pop().next_functions:
+            if node is None or node in seen:
+                continue
+            seen.add(node)
+            leaf = getattr(node, "variable", None)  # an AccumulateGrad node
+            if leaf is None:
+                stack.append(node)
+                continue
+            entry = recording.entry_of(leaf)
+            if entry is not None:
+                entries.append(entry)
+    return entries
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

@@ -7,6 +7,12 @@ variable's leaf tensor to its owner so that backward knows where each
 gradient goes. Everything here is re-exported by :mod:`sparsenet.autograd`,
 the public module; the arrays import this one (it imports no array code).
 
+Threads: the recording and training switches are per thread (as in MXNet, and
+as torch's grad mode is). The registry is one per process (a network may be
+built in one thread and trained in another); :data:`IN_FLIGHT` counts the
+backward passes under way, so that a backward that runs alongside another
+stores only the gradients of its own graph.
+
 >>> with record():
 ...     is_recording(), is_training()
 (True, True)
@@ -22,7 +28,7 @@ from .torch_compat import set_grad_enabled
 
 __all__ = ["STATE", "record", "pause", "train_mode", "predict_mode", "is_recording",
            "is_training", "set_recording", "set_training", "register_variable",
-           "register_leaf", "alias_of", "aliases", "variables"]
+           "register_leaf", "alias_of", "aliases", "variables", "entry_of", "IN_FLIGHT"]
 
 
 class _State(threading.local):
@@ -203,6 +209,43 @@ def register_leaf(t, ref, sink, full=True):
 def variables():
     """The registered entries (a snapshot list)."""
     return list(_variables.values())
+
+
+def entry_of(t):
+    """The registry entry of leaf tensor ``t`` (None: ``t`` is not a variable's leaf)."""
+    entry = _variables.get(id(t))
+    if entry is None or entry.tensor() is not t:
+        return None
+    return entry
+
+
+class _InFlight:
+    """The number of backward passes between their start and the end of their store.
+
+    A backward counts itself in (``count += 1`` under ``lock``) before torch runs
+    its graph, then, holding ``lock`` again, stores its gradients and counts
+    itself out. Passes start and store under one lock, so a pass that stores
+    while ``count == 1`` has no other pass with torch accumulating gradients
+    into leaves: every pending leaf gradient is its own, and it may take them
+    from the registry. Otherwise it takes only the leaves its graph reaches.
+    The lock is held only while counting and storing (no user code runs
+    there), never while torch runs a graph. (:func:`sparsenet.autograd.backward`
+    uses the lock inline: a step's backward pays two uncontended acquisitions.)
+
+    >>> with IN_FLIGHT.lock:
+    ...     IN_FLIGHT.count
+    0
+    """
+
+    __slots__ = ("lock", "count")
+
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.count = 0
+
+
+#: the backward passes under way (see :class:`_InFlight`)
+IN_FLIGHT = _InFlight()
 
 
 def alias_of(var):

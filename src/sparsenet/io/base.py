@@ -7,6 +7,7 @@ DataDesc[data,(10, 5),<class 'numpy.float32'>,NCHW]
 >>> d.name, d.shape, DataDesc.get_batch_axis('NTC')
 ('data', (10, 5), 0)
 """
+import threading
 from collections import namedtuple
 
 import numpy as np
@@ -14,6 +15,22 @@ import numpy as np
 from ..base import InvalidArgumentTypeError, UnsupportedError
 
 __all__ = ["DataDesc", "DataBatch", "DataIter"]
+
+
+class _Turns:
+    """``iterator._turns``: the iterator's own reentrant lock, made at first use.
+
+    The iterators of :mod:`sparsenet.io` take it in every method that moves or
+    reads their cursor (``next``, ``iter_next``, ``reset``, the getters), so that
+    threads sharing one iterator take turns: each ``next()`` is one whole batch.
+    A non-data descriptor: once made, the lock is a plain attribute of the
+    instance (a subclass that does not call ``DataIter.__init__`` gets one too).
+    """
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        return obj.__dict__.setdefault("_turns", threading.RLock())  # atomic
 
 
 class DataDesc(namedtuple("DataDesc", ["name", "shape"])):
@@ -125,6 +142,13 @@ class DataIter:
     getters, or override :meth:`next`. Iterating does not reset: call
     :meth:`reset` before every epoch after the first, as in MXNet.
 
+    Threads: the iterators of :mod:`sparsenet.io` may be shared by threads, which
+    take turns (``self._turns``, a reentrant lock, is held by every method that
+    moves the cursor): each :meth:`next` hands one whole batch to one thread, and
+    together the threads get every batch of the epoch exactly once. The current
+    batch, though, is the iterator's, not the thread's: threads that share an
+    iterator call :meth:`next` (or iterate), not ``iter_next()`` then ``getdata()``.
+
     Parameters
     ----------
     batch_size : int
@@ -146,6 +170,8 @@ class DataIter:
     [[1], [2]]
     """
 
+    _turns = _Turns()
+
     def __init__(self, batch_size=0):
         self.batch_size = batch_size
 
@@ -157,9 +183,10 @@ class DataIter:
 
     def next(self):
         """The next :class:`DataBatch`; raises StopIteration at the end of the data."""
-        if self.iter_next():
-            return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
-                             index=self.getindex())
+        with self._turns:
+            if self.iter_next():
+                return DataBatch(data=self.getdata(), label=self.getlabel(), pad=self.getpad(),
+                                 index=self.getindex())
         raise StopIteration
 
     def __next__(self):

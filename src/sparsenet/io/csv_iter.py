@@ -161,11 +161,16 @@ class CSVIter(DataIter):
 
     def reset(self):
         """Start the next epoch at the first row."""
-        self._cursor = 0
-        self._batch = None
+        with self._turns:
+            self._cursor = 0
+            self._batch = None
 
     def iter_next(self):
         """Advance to the next batch; False at the end of the epoch."""
+        with self._turns:
+            return self._advance()
+
+    def _advance(self):
         a, n, bs = self._cursor, self._num_rows, self.batch_size
         if a >= n:
             self._batch = None
@@ -186,25 +191,32 @@ class CSVIter(DataIter):
                                  "first, and reset() after the end of an epoch")
         return self._batch
 
-    def _rows(self, t):
-        a, b, pad, index = self._current()
+    @staticmethod
+    def _rows(t, batch):
+        a, b, pad, index = batch
         if not pad:
             return t[a:b]
         return t.index_select(0, torch.from_numpy(index).to(t.device))
 
     def getdata(self):
         """``[NDArray (batch,) + data_shape]`` of the current batch."""
-        rows = self._rows(self._data)
+        return self._data_of(self._current())
+
+    def _data_of(self, batch):
+        rows = self._rows(self._data, batch)
         return [place(NDArray(rows.reshape((rows.shape[0],) + self._data_shape)), self._ctx)]
 
     def getlabel(self):
         """``[NDArray]`` labels of the current batch (zeros without ``label_csv``)."""
-        a, b, pad, _ = self._current()
+        return self._label_of(self._current())
+
+    def _label_of(self, batch):
+        a, b, pad, _ = batch
         n = b - a + pad
         if self._label is None:
             out = torch.zeros(n, dtype=self._data.dtype, device=self._data.device)
         else:
-            out = self._rows(self._label).reshape((n,) + self._label_batch_shape[1:])
+            out = self._rows(self._label, batch).reshape((n,) + self._label_batch_shape[1:])
         return [place(NDArray(out), self._ctx)]
 
     def getpad(self):
@@ -216,8 +228,11 @@ class CSVIter(DataIter):
         return self._current()[3]
 
     def next(self):
-        """The next :class:`DataBatch` (StopIteration at the end of the epoch)."""
-        if not self.iter_next():
-            raise StopIteration
-        return DataBatch(self.getdata(), self.getlabel(), pad=self.getpad(),
-                         index=self.getindex())
+        """The next :class:`DataBatch` (StopIteration at the end of the epoch); threads
+        sharing the iterator take turns, each call hands one whole batch to one thread."""
+        with self._turns:
+            if not self._advance():
+                raise StopIteration
+            batch = self._batch
+        return DataBatch(self._data_of(batch), self._label_of(batch), pad=batch[2],
+                         index=batch[3])

@@ -153,25 +153,31 @@ class NDArrayIter(DataIter):
 
     def hard_reset(self):
         """Start over, forgetting rolled-over rows."""
-        self._order = None
-        self.reset()
+        with self._turns:
+            self._order = None
+            self.reset()
 
     def reset(self):
         """Start the next epoch (a new order when shuffling; rolled-over rows first)."""
-        carry = np.zeros(0, dtype=np.int64)
-        if self._order is not None and self.last_batch_handle == "roll_over":
-            left = self._order[self._cursor:]
-            if 0 < left.size < self.batch_size:
-                carry = left
-        base = (np.random.permutation(self.num_data) if self.shuffle
-                else np.arange(self.num_data))
-        self._order = np.concatenate([carry, base]).astype(np.int64)
-        self._cursor = 0
-        self._batch = None
-        self._chunks = {}
+        with self._turns:
+            carry = np.zeros(0, dtype=np.int64)
+            if self._order is not None and self.last_batch_handle == "roll_over":
+                left = self._order[self._cursor:]
+                if 0 < left.size < self.batch_size:
+                    carry = left
+            base = (np.random.permutation(self.num_data) if self.shuffle
+                    else np.arange(self.num_data))
+            self._order = np.concatenate([carry, base]).astype(np.int64)
+            self._cursor = 0
+            self._batch = None
+            self._chunks = {}
 
     def iter_next(self):
         """Advance to the next batch; False at the end of the epoch."""
+        with self._turns:
+            return self._advance()
+
+    def _advance(self):
         n, bs, a = self._order.size, self.batch_size, self._cursor
         if a >= n or (n - a < bs and self.last_batch_handle != "pad"):
             self._batch = None
@@ -219,15 +225,18 @@ class NDArrayIter(DataIter):
 
     def getdata(self):
         """The data arrays of the current batch (CSR stays CSR)."""
-        ids, pad, start = self._current()
-        return [self._gather(k, arr, ids, pad, start) for k, (_, arr) in enumerate(self.data)]
+        with self._turns:
+            ids, pad, start = self._current()
+            return [self._gather(k, arr, ids, pad, start)
+                    for k, (_, arr) in enumerate(self.data)]
 
     def getlabel(self):
         """The label arrays of the current batch."""
-        ids, pad, start = self._current()
-        n = len(self.data)
-        return [self._gather(n + k, arr, ids, pad, start)
-                for k, (_, arr) in enumerate(self.label)]
+        with self._turns:
+            ids, pad, start = self._current()
+            n = len(self.data)
+            return [self._gather(n + k, arr, ids, pad, start)
+                    for k, (_, arr) in enumerate(self.label)]
 
     def getpad(self):
         """Rows of padding at the end of the current batch ('pad' only)."""
@@ -238,7 +247,10 @@ class NDArrayIter(DataIter):
         return self._current()[0]
 
     def next(self):
-        if not self.iter_next():
-            raise StopIteration
-        ids, pad, _ = self._batch
-        return DataBatch(self.getdata(), self.getlabel(), pad=pad, index=ids)
+        """The next :class:`DataBatch` (StopIteration at the end of the epoch); threads
+        sharing the iterator take turns, each call hands one whole batch to one thread."""
+        with self._turns:
+            if not self._advance():
+                raise StopIteration
+            ids, pad, _ = self._batch
+            return DataBatch(self.getdata(), self.getlabel(), pad=pad, index=ids)

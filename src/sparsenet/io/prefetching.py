@@ -279,13 +279,18 @@ class PrefetchingIter(DataIter):
     def reset(self):
         """Stop fetching after the batch in progress, reset every iterator, and prefetch the
         new epoch."""
-        self._worker.settle()
-        for it in self.iters:
-            it.reset()
-        self._worker.request()
+        with self._turns:
+            self._worker.settle()
+            for it in self.iters:
+                it.reset()
+            self._worker.request()
 
     def iter_next(self):
         """Take the prefetched batches (waiting if needed) and start fetching the next ones."""
+        with self._turns:
+            return self._advance()
+
+    def _advance(self):
         result = self._worker.take()
         if isinstance(result, _Failure):
             _raise(result, self.iters)
@@ -312,9 +317,11 @@ class PrefetchingIter(DataIter):
         return True
 
     def next(self):
-        """The next zipped :class:`DataBatch` (StopIteration at the end of the epoch)."""
-        if self.iter_next():
-            return self.current_batch
+        """The next zipped :class:`DataBatch` (StopIteration at the end of the epoch); threads
+        sharing the iterator take turns, each call hands one whole batch to one thread."""
+        with self._turns:
+            if self._advance():
+                return self.current_batch
         raise StopIteration
 
     def _current(self):

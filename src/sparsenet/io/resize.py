@@ -17,7 +17,8 @@ class ResizeIter(DataIter):
     When ``data_iter`` runs out before ``size`` batches, it is reset and
     iteration goes on from its start; when it has more, the rest waits for the
     next epoch (unless ``reset_internal`` resets it). Batches pass through
-    unchanged: data, label, ``pad`` and ``index`` are ``data_iter``'s.
+    unchanged: data, label, ``pad`` and ``index`` are ``data_iter``'s. Threads sharing
+    it take turns (see :class:`~sparsenet.io.DataIter`): ``size`` batches an epoch in all.
 
     Parameters
     ----------
@@ -65,12 +66,17 @@ class ResizeIter(DataIter):
 
     def reset(self):
         """Start a new epoch of ``size`` batches (resetting ``data_iter`` if ``reset_internal``)."""
-        self.cur = 0
-        if self.reset_internal:
-            self.data_iter.reset()
+        with self._turns:
+            self.cur = 0
+            if self.reset_internal:
+                self.data_iter.reset()
 
     def iter_next(self):
         """Fetch the next batch from ``data_iter`` (resetting it when it runs out)."""
+        with self._turns:
+            return self._advance()
+
+    def _advance(self):
         if self.cur == self.size:
             return False
         try:

@@ -500,31 +500,37 @@ class LibSVMIter(DataIter):
 
     def reset(self):
         """Start the next epoch at the first row of the part."""
-        if self._cache is None and self._epoch is not None and self._epoch.rows_out:
-            self._epoch.close()
-            self._epoch = _Epoch(self)
-            self._epoch.start()
-        if self._cache is not None or self._epoch.rows_out or self._row:
-            self._start_epoch()
-        self._batch = None
+        with self._turns:
+            if self._cache is None and self._epoch is not None and self._epoch.rows_out:
+                self._epoch.close()
+                self._epoch = _Epoch(self)
+                self._epoch.start()
+            if self._cache is not None or self._epoch.rows_out or self._row:
+                self._start_epoch()
+            self._batch = None
 
     def iter_next(self):
         """Advance to the next batch; False at the end of the epoch."""
-        if self._replay is not None:
-            if self._pos >= len(self._replay):
-                self._batch = None
-                return False
-            self._batch = self._replay[self._pos]
-            self._pos += 1
-            return True
-        self._batch = self._produce()
-        return self._batch is not None
+        with self._turns:
+            if self._replay is not None:
+                if self._pos >= len(self._replay):
+                    self._batch = None
+                    return False
+                self._batch = self._replay[self._pos]
+                self._pos += 1
+                return True
+            self._batch = self._produce()
+            return self._batch is not None
 
-    def _rows(self):
-        if self._batch is None:
+    def _current(self):
+        batch = self._batch
+        if batch is None:
             raise SparsenetError("no current batch: call iter_next() (or next()) first, and "
                                  "reset() after the end of an epoch")
-        return self._batch[0]
+        return batch
+
+    def _rows(self):
+        return self._current()[0]
 
     def _own(self, t):
         """``t`` as the caller's to edit: a copy when it lives in the epoch cache (which later
@@ -535,7 +541,9 @@ class LibSVMIter(DataIter):
 
     def getdata(self):
         """``[CSRNDArray (batch, num_features)]`` of the current batch."""
-        r = self._rows()
+        return self._data_of(self._rows())
+
+    def _data_of(self, r):
         return [place(CSRNDArray._from_parts(r.values, r.indices, r.indptr,
                                              (r.indptr.shape[0] - 1, self._data_shape[0])),
                       self._ctx)]
@@ -543,7 +551,9 @@ class LibSVMIter(DataIter):
     def getlabel(self):
         """``[NDArray (batch,)]`` line labels, or ``[CSRNDArray (batch, width)]``; with
         ``weights=True`` followed by the ``(batch,)`` instance weights."""
-        r = self._rows()
+        return self._label_of(self._rows())
+
+    def _label_of(self, r):
         if self._csr_label:
             out = [CSRNDArray._from_parts(self._own(r.lab_values), self._own(r.lab_indices),
                                           r.lab_indptr,
@@ -556,20 +566,23 @@ class LibSVMIter(DataIter):
 
     def getpad(self):
         """Padding rows at the end of the current batch (round_batch only)."""
-        self._rows()
-        return self._batch[1]
+        return self._current()[1]
 
     def getindex(self):
         """Row numbers (within the part) of the current batch, padding included."""
-        self._rows()
-        return self._batch[2]
+        return self._current()[2]
 
     def next(self):
-        """The next :class:`DataBatch` (StopIteration at the end of the epoch)."""
-        if not self.iter_next():
-            raise StopIteration
-        return DataBatch(self.getdata(), self.getlabel(), pad=self._batch[1],
-                         index=self._batch[2])
+        """The next :class:`DataBatch` (StopIteration at the end of the epoch).
+
+        Threads sharing the iterator take turns: each call hands one whole batch to
+        one thread.
+        """
+        with self._turns:
+            if not self.iter_next():
+                raise StopIteration
+            rows, pad, index = self._batch
+        return DataBatch(self._data_of(rows), self._label_of(rows), pad=pad, index=index)
 
     def __del__(self):
         if getattr(self, "_epoch", None) is not None:
