@@ -76,6 +76,29 @@ def _scatter_parts(g):
     return "flat", flat, vals
 
 
+def caller_storages(tensors):
+    """The storage addresses of ``tensors``: head gradients the caller passed to a backward
+    pass, which no gradient store may write into (see :func:`kernel_owned`)."""
+    return {t.untyped_storage().data_ptr() for t in tensors}
+
+
+def kernel_owned(g, callers):
+    """Whether gradient ``g`` is the backward kernels' own memory, so a store may sum its
+    values in place or keep them as a buffer: no view of a head gradient the caller passed
+    (``callers``, from :func:`caller_storages`). An Embedding's backward hands its head
+    gradient on as its values rows, so ``g`` may be the caller's array.
+
+    >>> head = torch.ones(3, 2)
+    >>> g = torch.sparse_coo_tensor([[2, 0, 2]], head, (4, 2))
+    >>> kernel_owned(g, caller_storages([head])), kernel_owned(g, set())
+    (False, True)
+    """
+    if not callers:
+        return True
+    values = g._values() if g.is_sparse else g
+    return values.untyped_storage().data_ptr() not in callers
+
+
 def coo_rows(g, owned=False):
     """``(values, rows)`` of a sparse COO gradient with one sparse dimension (an Embedding's):
     its distinct rows, sorted, each with the sum of its values rows (in their order).
@@ -92,8 +115,8 @@ def coo_rows(g, owned=False):
     ([1, 3], [[2.0], [5.0]])
     """
     idx, vals = coo_parts(g)
-    if g.is_coalesced():
-        return vals, idx[0]
+    if g.is_coalesced():  # taken over as a buffer's rows: a copy unless nobody holds them
+        return (vals if owned else vals.clone()), idx[0]
     rows = coalesce_rows(idx, vals, in_place=owned)
     if rows is not None:
         return rows[1], rows[0]

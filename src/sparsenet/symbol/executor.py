@@ -340,14 +340,18 @@ class Executor:
         if out_grads is not None and len(out_grads) != len(heads):
             raise InvalidArgumentError(f"backward: {len(heads)} outputs but {len(out_grads)} "
                                        f"out_grads")
-        outs, grads = [], []
+        outs, grads, callers = [], [], set()
         for k, h in enumerate(heads):
             t = h._autograd_tensor()
             if t is None or not t.requires_grad:
                 continue
             outs.append(t)
             g = out_grads[k] if out_grads is not None else None
-            grads.append(torch.ones_like(t) if g is None else autograd.head_grad_tensor(h, g))
+            if g is None:
+                grads.append(torch.ones_like(t))
+            else:
+                grads.append(autograd.head_grad_tensor(h, g))
+                callers |= grad_store.caller_storages(grads[-1:])
         # a sparse argument's dense graph tensor exists once the forward pass used it
         leaves = [a._autograd_tensor() if t is None else t for a, t in self._owners]
         wanted = [t for t in leaves if t is not None and t.requires_grad]
@@ -357,8 +361,11 @@ class Executor:
             r = next(results) if t is not None and t.requires_grad else None
             if r is not None:
                 # every leaf has the argument's whole shape (see _as_leaf); a sparse
-                # gradient is the backward kernel's own tensor, reused in place
-                grad_store.store(a, r, owned=r.is_sparse, full=True)
+                # gradient is the backward kernel's own tensor, reused in place, unless
+                # its values are the caller's head gradient (an Embedding's backward
+                # hands the head gradient on as its values rows)
+                grad_store.store(a, r, owned=r.is_sparse and grad_store.kernel_owned(r, callers),
+                                 full=True)
             elif a._grad_req == "write":
                 _clear(a._grad)
 
