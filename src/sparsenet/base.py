@@ -14,7 +14,7 @@ __all__ = [
     "InvalidArgumentError", "InvalidArgumentTypeError", "ShapeError", "IndexOutOfRangeError",
     "UnknownOperatorError", "DistributedError",
     "OperatorArgumentError", "ParameterAssertionError", "NotImplementedForSymbol",
-    "UnknownNameError", "UnsupportedError", "StateError",
+    "UnknownNameError", "UnsupportedError", "StateError", "OutOfMemoryError",
     "mx_real_t", "numpy_dtype", "torch_dtype", "dtype_name", "as_shape",
     "py_str", "string_types", "numeric_types", "integer_types",
 ]
@@ -142,6 +142,17 @@ class UnsupportedError(SparsenetError, NotImplementedError):
     ... except NotImplementedError as e:
     ...     print(type(e).__name__, isinstance(e, mx.MXNetError))
     UnsupportedError True
+    """
+
+
+class OutOfMemoryError(SparsenetError, MemoryError):
+    """An array (declared by a shape rule, a custom operator's ``infer_shape``, a model's
+    size arguments) would not fit in its device's memory, or its allocation failed; names
+    what was to be allocated and its shape.
+
+    >>> import sparsenet as mx
+    >>> issubclass(mx.base.OutOfMemoryError, MemoryError)
+    True
     """
 
 

@@ -299,3 +299,23 @@ def test_property_instances_are_cached_with_a_bound():
     assert len(props._INSTANCES) <= props.MAX_PROPERTIES
     gc.collect()
     assert ref() is None  # the evicted property is freed
+
+
+@pytest.mark.parametrize("shape", ["(2**40, 2**10)", "(10**30,)"])
+def test_a_declared_shape_larger_than_memory_is_refused_by_bind(shape):
+    # the symbol path: simple_bind allocates the outputs infer_shape declares (before: torch's
+    # allocator's bare RuntimeError)
+    sym = mx.sym.Custom(mx.sym.var("x"), op_type="test_hostile", shape=shape, name="big")
+    with pytest.raises(mx.base.OutOfMemoryError,
+                       match=r"bind: output 'big_output' of shape .* more than the \d+ bytes "
+                             r"of memory of cpu\(0\)") as info:
+        sym.simple_bind(mx.cpu(), x=(2,))
+    assert isinstance(info.value, MemoryError) and isinstance(info.value, mx.MXNetError)
+
+
+def test_simple_bind_refuses_arguments_larger_than_memory():
+    # a shape rule (FullyConnected's weight) that would need petabytes: refused, named
+    sym = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2**40, no_bias=True, name="fc")
+    with pytest.raises(mx.base.OutOfMemoryError,
+                       match=r"simple_bind: argument 'fc_weight' of shape \(1099511627776, 4\)"):
+        sym.simple_bind(mx.cpu(), x=(2, 4))

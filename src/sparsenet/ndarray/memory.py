@@ -22,9 +22,13 @@ import ctypes.util
 import os
 import sys
 
+import numpy as np
 import torch
 
-__all__ = ["empty", "zeros", "full", "populate", "HUGE_PAGE_MIN_BYTES", "POPULATE_MIN_BYTES"]
+from .stype import CSR, DEFAULT
+
+__all__ = ["empty", "zeros", "full", "populate", "zeros_nbytes", "device_memory",
+           "HUGE_PAGE_MIN_BYTES", "POPULATE_MIN_BYTES"]
 
 HUGE_PAGE_MIN_BYTES = 4 << 20
 _HUGE = 2 << 20
@@ -134,3 +138,41 @@ def populate(array, start, stop):
     last = (base + stop * size) // _PAGE * _PAGE
     if last > first:
         _POPULATE(first, last - first, _MADV_POPULATE_WRITE)  # advice: a refusal is harmless
+
+
+def zeros_nbytes(shape, dtype, stype):
+    """Bytes a zero array of ``shape``, ``dtype`` and ``stype`` takes: every element of a
+    dense array; the row pointers of a CSR array; nothing of a row_sparse one (computed
+    with Python integers: no overflow, whatever the shape).
+
+    >>> zeros_nbytes((1000, 10), 'float32', 'default'), zeros_nbytes((1000, 10), 'float32', 'csr')
+    (40000, 8008)
+    """
+    if stype == DEFAULT:
+        return int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
+    if stype == CSR:
+        return (int(shape[0]) + 1) * 8 if shape else 8
+    return 0
+
+
+def device_memory(ctx):
+    """Memory in bytes of the device of context ``ctx``: the machine's physical memory for
+    the CPU, the GPU's total memory; None where unknown. An array larger than this cannot
+    be allocated there.
+
+    >>> import sparsenet as mx
+    >>> device_memory(mx.cpu()) is None or device_memory(mx.cpu()) > 2**20
+    True
+    """
+    device = ctx.torch_device
+    if device.type == "cuda":
+        try:
+            return int(torch.cuda.get_device_properties(device).total_memory)
+        except (RuntimeError, AssertionError, ValueError):
+            return None
+    if device.type != "cpu":
+        return None
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None

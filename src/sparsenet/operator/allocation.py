@@ -13,54 +13,13 @@ type: an operator that rebinds ``out_data[0] = value`` instead of writing into i
 (``self.assign(out_data[0], req[0], value)`` or ``out_data[0][:] = value``) would
 otherwise change the output's shape against ``infer_shape`` (or, in MXNet, leave
 the output unwritten without a word).
-
->>> import sparsenet as mx
->>> nbytes((1000, 10), 'float32', 'default'), nbytes((1000, 10), 'float32', 'csr')
-(40000, 8008)
 """
-import os
-
-import numpy as np
-import torch
-
 from ..base import SparsenetError
 from ..ndarray.creation import zeros
-from ..ndarray.stype import CSR, DEFAULT
+from ..ndarray.memory import device_memory, zeros_nbytes
 from .errors import CustomOpMemoryError, CustomOpValueError
 
-__all__ = ["nbytes", "memory_of", "check_fits", "allocate", "check_written"]
-
-
-def nbytes(shape, dtype, stype):
-    """Bytes an empty (zero) array of ``shape``, ``dtype`` and ``stype`` takes: every element
-    of a dense array; the row pointers of a CSR array; nothing of a row_sparse one."""
-    if stype == DEFAULT:
-        return int(np.prod(shape, dtype=object)) * np.dtype(dtype).itemsize
-    if stype == CSR:
-        return (int(shape[0]) + 1) * 8 if shape else 8
-    return 0
-
-
-def memory_of(ctx):
-    """Memory in bytes of the device of context ``ctx``: the machine's physical memory for
-    the CPU, the GPU's total memory; None where unknown.
-
-    >>> import sparsenet as mx
-    >>> memory_of(mx.cpu()) is None or memory_of(mx.cpu()) > 2**20
-    True
-    """
-    device = ctx.torch_device
-    if device.type == "cuda":
-        try:
-            return int(torch.cuda.get_device_properties(device).total_memory)
-        except (RuntimeError, AssertionError, ValueError):
-            return None
-    if device.type != "cpu":
-        return None
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
+__all__ = ["check_fits", "allocate", "check_written"]
 
 
 def _describe(what, k, name, shape, dtype, stype):
@@ -83,8 +42,8 @@ def check_fits(op_type, what, names, shapes, dtypes, stypes, ctx):
     (float32, default): 4503599627370496 bytes, more than the ... bytes of memory of cpu(0);
     check the shapes infer_shape returns
     """
-    limit = memory_of(ctx)
-    sizes = [nbytes(s, d, st) for s, d, st in zip(shapes, dtypes, stypes)]
+    limit = device_memory(ctx)
+    sizes = [zeros_nbytes(s, d, st) for s, d, st in zip(shapes, dtypes, stypes)]
     if limit is None or sum(sizes) <= limit:
         return
     k = max(range(len(sizes)), key=sizes.__getitem__)
@@ -108,7 +67,7 @@ def allocate(op_type, what, k, name, shape, dtype, stype, ctx):
         raise CustomOpMemoryError(
             f"custom operator {op_type!r}: cannot allocate "
             f"{_describe(what, k, name, shape, dtype, stype)} "
-            f"({nbytes(shape, dtype, stype)} bytes) on {ctx}: {e}") from e
+            f"({zeros_nbytes(shape, dtype, stype)} bytes) on {ctx}: {e}") from e
 
 
 def check_written(op_type, where, what, given, allocated, shapes, dtypes, stypes):

@@ -32,7 +32,7 @@ CustomOpQuotaError True | custom operator 'mine': MyOp.forward raised QuotaError
 """
 import functools
 
-from ..base import SparsenetError
+from ..base import OutOfMemoryError, SparsenetError
 
 __all__ = ["CustomOpError", "CustomOpValueError", "CustomOpTypeError", "CustomOpIndexError",
            "CustomOpKeyError", "CustomOpAssertionError", "CustomOpArithmeticError",
@@ -74,7 +74,7 @@ class CustomOpArithmeticError(CustomOpError, ArithmeticError):
     """A custom operator raised an ``ArithmeticError`` (e.g. ``ZeroDivisionError``)."""
 
 
-class CustomOpMemoryError(CustomOpError, MemoryError):
+class CustomOpMemoryError(CustomOpError, OutOfMemoryError):
     """A custom operator raised a ``MemoryError``, or declared outputs larger than memory."""
 
 

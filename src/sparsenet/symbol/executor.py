@@ -30,9 +30,11 @@ import numpy as np
 import torch
 
 from .. import autograd, grad_store
-from ..base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, SparsenetError
+from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OutOfMemoryError, ShapeError,
+                    SparsenetError)
 from ..context import as_context, current_context
 from ..ndarray.creation import zeros
+from ..ndarray.memory import device_memory, zeros_nbytes
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
@@ -212,19 +214,20 @@ class Executor:
             _, _, entry_shape, entry_dtype = propagate(self._symbol, shapes, dtypes)
         except InferenceError as e:
             raise SparsenetError(f"bind: {e}") from None
-        outs = []
+        todo = []
         for (node, i), slot, stype in zip(self._symbol._outputs, self._out_slots,
                                           self._out_stypes):
             if node.op is None:
-                outs.append(self._inputs[slot])
+                todo.append(self._inputs[slot])
                 continue
             shape = entry_shape.get((id(node), i))
             if shape is None:
                 raise SparsenetError(f"bind: cannot infer the shape of output "
                                      f"'{node.output_names()[i]}'")
-            outs.append(zeros(shape, ctx=self._ctx, dtype=entry_dtype[(id(node), i)],
-                              stype=stype))
-        return outs
+            todo.append((f"output '{node.output_names()[i]}'", shape,
+                         entry_dtype[(id(node), i)], stype))
+        _check_fits([t for t in todo if isinstance(t, tuple)], self._ctx, "bind")
+        return [_allocate(*t, self._ctx, "bind") if isinstance(t, tuple) else t for t in todo]
 
     # ------------------------------------------------------------------ dictionaries
     @property
@@ -471,6 +474,36 @@ def _as_leaf(a):
     return a, None
 
 
+def _check_fits(arrays, ctx, where):
+    """Raise :class:`~sparsenet.base.OutOfMemoryError` before anything is allocated when the
+    zero arrays ``arrays`` (``(name, shape, dtype, stype)`` each) need more than the memory of
+    ``ctx``'s device (a shape rule or a custom operator's ``infer_shape`` declaring a huge
+    shape); names the largest and its shape."""
+    limit = device_memory(ctx)
+    if limit is None or not arrays:
+        return
+    sizes = [zeros_nbytes(shape, dtype, stype) for _, shape, dtype, stype in arrays]
+    if sum(sizes) <= limit:
+        return
+    k = max(range(len(sizes)), key=sizes.__getitem__)
+    name, shape, dtype, stype = arrays[k]
+    raise OutOfMemoryError(f"{where}: {name} of shape {tuple(shape)} ({dtype}, {stype}) needs "
+                           f"{sizes[k]} bytes ({sum(sizes)} for all {len(sizes)} arrays), more "
+                           f"than the {limit} bytes of memory of {ctx}")
+
+
+def _allocate(name, shape, dtype, stype, ctx, where):
+    """A zero array; a failed allocation raises :class:`~sparsenet.base.OutOfMemoryError`
+    naming ``name`` and its shape, not torch's allocator message."""
+    try:
+        return zeros(shape, ctx=ctx, dtype=dtype, stype=stype)
+    except SparsenetError:
+        raise
+    except (RuntimeError, MemoryError) as e:  # torch's allocator
+        raise OutOfMemoryError(f"{where}: cannot allocate {name} of shape {tuple(shape)} "
+                               f"({dtype}, {stype}) on {ctx}: {e}") from e
+
+
 def _clear(g):
     """Write a zero gradient: a dense buffer is zeroed, a sparse one stores nothing (gradient
     buffers are never autograd variables: no grad mode needed)."""
@@ -537,20 +570,28 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
         return old is not None and old.shape == arg_shape[n] and old.stype == stypes[n] and \
             old.dtype == np.dtype(arg_dtype[n]).type
 
+    new = [(f"argument '{n}'", arg_shape[n], arg_dtype[n], stypes[n]) for n in names
+           if not reusable(shared_args.get(n), n)]
+    new += [(f"gradient of '{n}'", arg_shape[n], arg_dtype[n], grad_stypes[n]) for n in names
+            if reqs[n] != "null" and not reusable(shared_args.get(n), n)]
+    new += [(f"auxiliary state '{n}'", arg_shape[n], arg_dtype[n], stypes[n])
+            for n in aux_names if not reusable(shared_aux.get(n), n)]
+    _check_fits(new, ctx, "simple_bind")
+
+    def alloc(what, n, stype):
+        return _allocate(f"{what} '{n}'", arg_shape[n], arg_dtype[n], stype, ctx, "simple_bind")
+
     args, grads = [], []
     for n in names:
-        shape, dtype, stype = arg_shape[n], arg_dtype[n], stypes[n]
         old = shared_args.get(n)
         if reusable(old, n):
             args.append(old)
             grads.append(shared_grads.get(n) if reqs[n] != "null" else None)
             continue
-        args.append(zeros(shape, ctx=ctx, dtype=dtype, stype=stype))
-        grads.append(None if reqs[n] == "null" else
-                     zeros(shape, ctx=ctx, dtype=dtype, stype=grad_stypes[n]))
+        args.append(alloc("argument", n, stypes[n]))
+        grads.append(None if reqs[n] == "null" else alloc("gradient of", n, grad_stypes[n]))
     aux = []
     for n in aux_names:
         old = shared_aux.get(n)
-        aux.append(old if reusable(old, n) else
-                   zeros(arg_shape[n], ctx=ctx, dtype=arg_dtype[n], stype=stypes[n]))
+        aux.append(old if reusable(old, n) else alloc("auxiliary state", n, stypes[n]))
     return Executor(symbol, ctx, args, grads, [reqs[n] for n in names], aux)
