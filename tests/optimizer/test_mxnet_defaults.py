@@ -57,11 +57,11 @@ MEASURED = {
 
 # MXNet 1.9.1: SGD, Adam and LARS take lazy_update (default True); AdaGrad, GroupAdaGrad and
 # Ftrl (row_sparse weight) run sparse kernels on the gradient's rows; the others densify.
-LAZY_BY_DEFAULT = {"sgd", "ccsgd", "adam", "lars", "adagrad", "groupadagrad", "ftrl"}
+LAZY_BY_DEFAULT = {"sgd", "ccsgd", "adam", "lars", "adagrad", "groupadagrad", "ftrl", "lbsgd"}
 # MXNet 1.9.1 densifies the gradient (DCASGD raises; AdamW is contrib.adamw_update's rule,
-# which densifies too)
+# which densifies too; Test's state copies every row of the weight)
 STANDARD_BY_DEFAULT = {"nag", "signum", "sgld", "dcasgd", "rmsprop", "adamax", "nadam", "ftml",
-                       "lamb", "adadelta", "adamw"}
+                       "lamb", "adadelta", "adamw", "test"}
 
 
 def _run(name, kwargs, stype="default", **extra):

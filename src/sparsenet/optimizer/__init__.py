@@ -32,6 +32,10 @@ Ftrl            True     MXNet's (rsp weight)          closed form
 FTML            False    row-restricted                closed form if ``wd == 0``
 LAMB            False    row-restricted norms          none (trust ratio needs every row):
                                                        standard
+LBSGD           True     MXNet's (SGD's, on the        closed form (SGD's); ``'lars'``
+                         summed gradient)              warmup: standard
+Test            False    the gradient's rows (state    closed form
+                         copy: those rows only)
 ==============  =======  ============================  ==================================
 
 "standard": runs as ``lazy_update=False``.
@@ -51,6 +55,7 @@ from .ftrl import Ftrl
 from .group_adagrad import GroupAdaGrad
 from .lamb import LAMB
 from .lars import LARS
+from .lbsgd import LBSGD
 from .nadam import Nadam
 from .nag import NAG
 from .optimizer import Optimizer, Updater, create, get_updater, register
@@ -58,7 +63,8 @@ from .rmsprop import RMSProp
 from .sgd import SGD, ccSGD
 from .sgld import SGLD
 from .signum import Signum
+from .test import Test
 
-__all__ = ["DCASGD", "FTML", "LAMB", "LARS", "NAG", "SGD", "SGLD", "AdaDelta", "AdaGrad", "Adam",
-           "AdamW", "Adamax", "Ftrl", "GroupAdaGrad", "Nadam", "Optimizer", "RMSProp", "Signum",
-           "Updater", "ccSGD", "create", "get_updater", "register"]
+__all__ = ["DCASGD", "FTML", "LAMB", "LARS", "LBSGD", "NAG", "SGD", "SGLD", "AdaDelta", "AdaGrad",
+           "Adam", "AdamW", "Adamax", "Ftrl", "GroupAdaGrad", "Nadam", "Optimizer", "RMSProp",
+           "Signum", "Test", "Updater", "ccSGD", "create", "get_updater", "register"]

@@ -25,6 +25,7 @@ from .rmsprop import rmsprop_update, rmspropalex_update
 from .sgd import mp_sgd_mom_update, mp_sgd_update, sgd_mom_update, sgd_update
 from .sgld import sgld_update
 from .signum import signsgd_update, signum_update
+from .test import test_update
 
 __all__ = ["core", "UpdateOperator", "adadelta_update", "adagrad_update", "group_adagrad_update",
            "adam_update", "adamax_update", "adamw_update", "nadam_update", "nadam_momentum",
@@ -32,4 +33,4 @@ __all__ = ["core", "UpdateOperator", "adadelta_update", "adagrad_update", "group
            "ftml_d", "lamb_update_phase1", "lamb_update_phase2", "nag_mom_update",
            "mp_nag_mom_update", "rmsprop_update", "rmspropalex_update", "sgd_update",
            "sgd_mom_update", "mp_sgd_update", "mp_sgd_mom_update", "sgld_update",
-           "signsgd_update", "signum_update"]
+           "signsgd_update", "signum_update", "test_update"]
