@@ -1,5 +1,9 @@
 """LibSVM datasets and sparse collate functions for ``torch.utils.data``.
 
+To train, use :class:`LibSVMBatches` (from :mod:`~sparsenet.torch.data_batches`): whole
+batches cut from the parser's chunks at the parser's rate, for ``DataLoader(batch_size=None)``.
+The per-row datasets below hand out one sample at a time (any sampler, custom collates).
+
 :class:`LibSVMDataset` (map-style: the file is loaded, ``ds[i]`` is one row) and
 :class:`IterableLibSVMDataset` (streaming in bounded memory, each DataLoader worker and
 each distributed rank reading its own disjoint shard) run sparsenet's LibSVM reader.
@@ -22,9 +26,10 @@ import torch
 from ..base import IndexOutOfRangeError, InvalidArgumentError
 from ..io.libsvm.iterator import LibSVMIter
 from ..io.libsvm.load import load_libsvm
+from .data_batches import COLLATES, LibSVMBatches, shard_of
 
-__all__ = ["LibSVMDataset", "IterableLibSVMDataset", "collate_csr", "collate_embedding_bag",
-           "shard_of"]
+__all__ = ["LibSVMDataset", "IterableLibSVMDataset", "LibSVMBatches", "collate_csr",
+           "collate_embedding_bag", "shard_of", "COLLATES"]
 
 
 def _csr_row(crow, col, values, num_features):
@@ -83,31 +88,6 @@ class LibSVMDataset(torch.utils.data.Dataset):
         crow = torch.tensor([0, hi - lo], dtype=self.crow.dtype)
         return (_csr_row(crow, self.col[lo:hi], self.values[lo:hi], self.num_features),
                 self.labels[i])
-
-
-def shard_of(rank=None, world_size=None):
-    """``(num_parts, part_index)`` of this process and DataLoader worker.
-
-    ``rank``/``world_size`` default to torch.distributed's when it is initialised
-    (else 0 and 1); each rank's share is split again among its DataLoader workers.
-
-    >>> shard_of(rank=1, world_size=3)
-    (3, 1)
-    """
-    if (rank is None) != (world_size is None):
-        raise InvalidArgumentError(f"give both rank and world_size or neither, got "
-                                   f"rank={rank!r}, world_size={world_size!r}")
-    if rank is None:
-        dist = torch.distributed
-        if dist.is_available() and dist.is_initialized():
-            rank, world_size = dist.get_rank(), dist.get_world_size()
-        else:
-            rank, world_size = 0, 1
-    if not 0 <= rank < world_size:
-        raise InvalidArgumentError(f"rank must be in [0, world_size={world_size}), got {rank}")
-    info = torch.utils.data.get_worker_info()
-    workers, worker = (1, 0) if info is None else (info.num_workers, info.id)
-    return world_size * workers, rank * workers + worker
 
 
 class IterableLibSVMDataset(torch.utils.data.IterableDataset):
