@@ -481,7 +481,13 @@ def copy_into(src, dst):
                          f"{dst.shape}")
     if src is dst:
         return dst
-    with _grad_ctx():
+    # grad mode as _grad_ctx() sets it, switched only when it differs (a context manager
+    # costs more than the copy of a small array)
+    want = recording.STATE.recording
+    switch = torch.is_grad_enabled() != want
+    if switch:
+        set_grad_enabled(want)
+    try:
         if dst.stype == DEFAULT:
             t = src._dense_tensor()
             if not (t.data_ptr() == dst._t.data_ptr() and t.stride() == dst._t.stride()
@@ -495,6 +501,9 @@ def copy_into(src, dst):
             parts = [q.clone() if q.data_ptr() == p.data_ptr() else q
                      for p, q in zip(src._parts(), parts)]
         dst._replace(type(dst)._from_parts(*parts, dst.shape))
+    finally:
+        if switch:
+            set_grad_enabled(not want)
     return dst
 
 

@@ -270,10 +270,11 @@ class Operator:
 
     def __call__(self, *args, out=None, **kwargs):
         try:  # costs nothing until something is raised
-            if (self._dense_only and out is None and not LOGICAL.on
+            if (self._dense_only and not LOGICAL.on
                     and self._n_required <= len(args) <= self._n_inputs):
                 # the common call on dense arrays: no rule applies, the dense definition runs
-                # with the keyword parameters as given (the definition has the same defaults)
+                # with the keyword parameters as given (the definition has the same defaults);
+                # an ``out=`` receives the result as on the general path (_write_out)
                 tensors = []
                 for a in args:
                     if a.__class__ is not NDArray:
@@ -288,21 +289,21 @@ class Operator:
                             if isinstance(res, (tuple, list)):
                                 res = [wrap(t) for t in res]
                                 note(self, kwargs, args, res)  # for autograd.get_symbol
-                                return res
-                            res = wrap(res)
-                            tag_new(self, kwargs, args, res)  # for autograd.get_symbol
-                            return res
-                        if not torch.is_grad_enabled():
-                            res = self.fn(*tensors, **kwargs)
-                        else:  # outside autograd.record(): nothing is recorded
-                            set_grad_enabled(False)
-                            try:
+                            else:
+                                res = wrap(res)
+                                tag_new(self, kwargs, args, res)  # for autograd.get_symbol
+                        else:
+                            if not torch.is_grad_enabled():
                                 res = self.fn(*tensors, **kwargs)
-                            finally:
-                                set_grad_enabled(True)
-                        if isinstance(res, (tuple, list)):
-                            return [wrap(t) for t in res]
-                        return wrap(res)
+                            else:  # outside autograd.record(): nothing is recorded
+                                set_grad_enabled(False)
+                                try:
+                                    res = self.fn(*tensors, **kwargs)
+                                finally:
+                                    set_grad_enabled(True)
+                            res = ([wrap(t) for t in res] if isinstance(res, (tuple, list))
+                                   else wrap(res))
+                        return res if out is None else _write_out(res, out)
             # arrays (dense or sparse) given positionally, parameters by keyword
             if (not self.variadic and len(args) <= self._n_inputs
                     and _ARRAY_TYPES.issuperset(map(type, args))
@@ -329,6 +330,12 @@ class Operator:
             raise_op_error(self.name, e, args)
 
     def _split_args(self, args, kwargs):
+        if (not self.variadic and len(args) <= self._n_inputs
+                and _ARRAY_TYPES.issuperset(map(type, args))
+                and (not kwargs or self._param_set.issuperset(kwargs))):
+            # arrays positionally, parameters by keyword (no input given by name): the
+            # arrays as given and the bound parameters, as the general case below makes them
+            return list(args), self.bind_params(kwargs)
         if self.variadic:
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 args = tuple(args[0])
