@@ -128,7 +128,7 @@ def test_bad_model_dirs_fail_with_one_line(trained, tmp_path, capsys):
     (broken / "model.json").write_text(json.dumps(dict(config, model="xgboost")))
     _fails(capsys, ["eval", str(broken), val], "unknown model 'xgboost'")
     (broken / "model.json").write_text(json.dumps(dict(config, params_file="../x.params")))
-    _fails(capsys, ["eval", str(broken), val], "params_file must be a file name inside")
+    _fails(capsys, ["eval", str(broken), val], "'params_file' must be a file name inside")
     (broken / "model.json").write_text("{not json")
     _fails(capsys, ["eval", str(broken), val], "not valid JSON")
     (broken / "model.json").write_text(json.dumps(config))
@@ -144,7 +144,7 @@ def test_bad_flags_fail(trained, tmp_path, capsys):
     _fails(capsys, ["train", val, "--features", "8", "--out", out, "--lazy", "maybe"],
            "expected true, false or exact, got 'maybe'", status=2)
     _fails(capsys, ["train", val, "--features", "0", "--out", out],
-           "expected a positive integer, got '0'", status=2)
+           "expected an integer in [1, 1099511627776], got '0'", status=2)
     _fails(capsys, ["train", val, "--out", out, "--quiet"], "--features is required")
     _fails(capsys, ["train", val, "--features", str(FEATURES), "--out", out,
                     "--model", "linear", "--loss", "logistic"],

@@ -10,8 +10,8 @@ argparse.ArgumentTypeError: expected a positive integer, got '0'
 import argparse
 import math
 
-__all__ = ["number", "positive_int", "non_negative_float", "positive_seconds", "port",
-           "density"]
+__all__ = ["number", "positive_int", "int_in", "non_negative_float", "positive_seconds",
+           "port", "density"]
 
 
 def number(convert, accept, expected, show_value=False):
@@ -38,6 +38,19 @@ def number(convert, accept, expected, show_value=False):
 
 
 positive_int = number(int, lambda v: v >= 1, "a positive integer")
+
+
+def int_in(lo, hi):
+    """An argparse type: an integer in ``[lo, hi]``.
+
+    >>> int_in(1, 10)("11")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected an integer in [1, 10], got '11'
+    """
+    return number(int, lambda v: lo <= v <= hi, f"an integer in [{lo}, {hi}]")
+
+
 non_negative_float = number(float, lambda v: 0 <= v < math.inf, "a non-negative number")
 positive_seconds = number(float, lambda v: 0 < v < math.inf,
                           "a positive, finite number of seconds")

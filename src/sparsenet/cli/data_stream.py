@@ -18,7 +18,12 @@ from ..base import InvalidArgumentError
 from ..io import LibSVMIter
 from ..models.tasks import predict
 
-__all__ = ["open_batches", "task_labels", "count_classes", "predictions"]
+__all__ = ["open_batches", "task_labels", "count_classes", "predictions", "MAX_AUTO_CLASSES"]
+
+#: Without ``--classes``, a multiclass model has ``1 + the largest label`` classes, and
+#: that must not exceed this (a stray label of 1e9 would otherwise size a 1e9-column
+#: weight); more classes are accepted when ``--classes`` says so.
+MAX_AUTO_CLASSES = 10000
 
 
 def open_batches(path, features, batch_size, ctx, index_base=0, workers=4):
@@ -50,15 +55,27 @@ def task_labels(labels, task, classes, path, row0):
 
 
 def count_classes(path, features, batch_size, ctx, index_base=0):
-    """``1 + the largest label`` of ``path`` (one pass over the file)."""
-    top = 0.0
+    """``1 + the largest label`` of ``path`` (one pass over the file), at most
+    :data:`MAX_AUTO_CLASSES`."""
+    top, rows = 0.0, 0
     for batch in open_batches(path, features, batch_size, ctx, index_base):
         label = batch.label[0].asnumpy()
         if label.size:
             top = max(top, float(label.max()))
+            rows += label.size
+    if not rows:
+        raise InvalidArgumentError(f"{path}: no rows to train on (the data holds no lines "
+                                   f"with a label), so the number of classes cannot be "
+                                   f"counted; nothing was written")
     if top != np.floor(top) or top < 1:
         raise InvalidArgumentError(f"{path}: a multiclass model expects integer labels "
                                    f"0, 1, ..., got a largest label of {top:g}")
+    if top + 1 > MAX_AUTO_CLASSES:
+        raise InvalidArgumentError(
+            f"{path}: the largest label is {top:.0f}, so a multiclass model would have "
+            f"{top + 1:.0f} classes, more than the {MAX_AUTO_CLASSES} counted without "
+            f"--classes; pass --classes K (K > the largest label) if the data really has "
+            f"that many classes, or fix the labels")
     return int(top) + 1
 
 

@@ -25,7 +25,9 @@ from .. import autograd, config, gluon
 from .. import ndarray as nd
 from ..context import cpu, gpu, num_gpus
 from ..io import LibSVMIter
-from .arg_types import density, positive_int
+from ..base import InvalidArgumentError, SparsenetError
+from .arg_types import density, int_in, positive_int
+from .model_memory import available_bytes, is_allocation_failure
 from ._seed000 import VARIANTS, TorchModel, build_net, save_as_libsvm, torch_batches, torch_epoch
 
 __all__ = ["add_parser", "run", "generate"]
@@ -163,16 +165,41 @@ def add_parser(subparsers):
                         help="fraction of stored values (default: 1e-5)")
     parser.add_argument("--batch-size", type=positive_int, default=10, metavar="N",
                         help="rows per batch (default: 10)")
-    parser.add_argument("--seed", type=int, default=42, help="NumPy seed of the data (default: 42)")
+    parser.add_argument("--seed", type=int_in(0, 2 ** 64 - 1), default=42,
+                        help="NumPy seed of the data (default: 42)")
     return parser
 
 
+def needed_bytes(rows, features, density_):
+    """About the memory the walkthrough takes: the generated values with their int64 indices
+    (and SciPy's sampling of their positions), and the networks' ``(features, 128)``
+    weight with a dense gradient and a copy."""
+    nnz = rows * features * density_
+    return int(nnz * 24 + features * 128 * 4 * 3)
+
+
 def run(args):
-    """Run the walkthrough on one CPU thread (as timed in the tutorial); return 0."""
+    """Run the walkthrough on one CPU thread (as timed in the tutorial); return 0.
+
+    Sizes that would not fit in memory are refused before anything is generated, and an
+    allocation that still fails is reported as the same one-line error, naming the flags.
+    """
+    sizes = f"--rows {args.rows} --features {args.features} --density {args.density:g}"
+    need, have = needed_bytes(args.rows, args.features, args.density), available_bytes(cpu())
+    if have is not None and need > have:
+        raise InvalidArgumentError(f"{sizes}: the walkthrough needs about "
+                                   f"{need / 2 ** 30:.3g} GiB, more than the "
+                                   f"{have / 2 ** 30:.3g} GiB of memory available; give "
+                                   f"smaller sizes")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         walkthrough(args.out, args.rows, args.features, args.density, args.seed, args.batch_size)
+    except (RuntimeError, MemoryError) as exc:
+        if isinstance(exc, SparsenetError) or not is_allocation_failure(exc):
+            raise
+        raise InvalidArgumentError(f"{sizes}: out of memory ({' '.join(str(exc).split())[:200]}"
+                                   f"); give smaller sizes") from None
     finally:
         torch.set_num_threads(threads)
     return 0

@@ -22,10 +22,12 @@ import tqdm
 from .. import autograd
 from .. import ndarray as nd
 from ..atomic import atomic_write
+from ..base import InvalidArgumentError
 from ..models.tasks import predict
 from .data_stream import open_batches, predictions, task_labels
 from .metrics_report import format_metrics, task_metrics
 from .model_dir import write_checkpoint
+from .model_schema import MAX_JSON_BYTES, check_record, read_json_text
 
 __all__ = ["METRICS_FILE", "fit", "read_history", "epoch_line"]
 
@@ -42,18 +44,34 @@ def epoch_line(epoch, epochs, train, val, seconds, rows):
 
 
 def read_history(out_dir, upto):
-    """The ``metrics.jsonl`` records of epochs ``<= upto`` (a resumed run keeps those)."""
+    """The ``metrics.jsonl`` records of epochs ``<= upto`` (a resumed run keeps those); each
+    line checked (:func:`sparsenet.cli.model_schema.check_record`)."""
     path = os.path.join(out_dir, METRICS_FILE)
     if not os.path.isfile(path):
         return []
-    with open(path, encoding="utf-8") as f:
-        records = [json.loads(line) for line in f if line.strip()]
-    return [r for r in records if r.get("epoch", 0) <= upto]
+    records = []
+    with open(path, "rb") as f:
+        for number, line in enumerate(iter(lambda: f.readline(MAX_JSON_BYTES + 1), b""), 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            records.append(check_record(read_json_text(line, where), where))
+    return [r for r in records if r["epoch"] <= upto]
 
 
 def _write_history(out_dir, history):
     text = "".join(json.dumps(r, sort_keys=True) + "\n" for r in history)
     atomic_write(os.path.join(out_dir, METRICS_FILE), lambda f: f.write(text.encode()))
+
+
+def _catch_up(trainer, x):
+    """``--lazy exact``: bring the weight rows the CSR batch ``x`` reads (its columns) up
+    to date before the forward pass reads them."""
+    if trainer.optimizer.lazy_update != "exact" or x.stype != "csr":
+        return
+    for param in trainer._params:
+        if param.grad_stype == "row_sparse" and param.shape[0] == x.shape[1]:
+            trainer.catch_up(param, x.indices)
 
 
 def _train_epoch(net, loss_fn, trainer, config, opts, bar):
@@ -64,6 +82,7 @@ def _train_epoch(net, loss_fn, trainer, config, opts, bar):
     loss_sum, rows = 0.0, 0
     for batch in batches:
         x = batch.data[0]
+        _catch_up(trainer, x)
         labels = task_labels(batch.label[0].asnumpy(), task, classes, opts.data, rows)
         y = nd.array(labels, ctx=x.context)
         with autograd.record():
@@ -105,6 +124,10 @@ def fit(net, loss_fn, trainer, config, opts, start_epoch, history):
                        disable=opts.quiet or None, leave=False, file=sys.stderr) as bar:
             train, rows = _train_epoch(net, loss_fn, trainer, config, opts, bar)
         seconds = time.perf_counter() - began
+        if not rows:
+            raise InvalidArgumentError(f"{opts.data}: no rows to train on (the data holds no "
+                                       f"lines); no checkpoint was written")
+        trainer.sync()  # --lazy exact: validation reads every row
         val = evaluate(net, config, opts.val, opts) if opts.val else {}
         record = {"epoch": epoch, "train": train, "val": val, "seconds": round(seconds, 3),
                   "rows": rows}

@@ -30,14 +30,19 @@ from torch.distributed import run as torchrun
 from torch.distributed.elastic.multiprocessing.api import SignalException
 from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
 
+from ..kvstore.collective import MAX_TIMEOUT
 from . import _worker
-from .arg_types import number, port, positive_seconds
+from .arg_types import number, port
 
 __all__ = ["add_parser", "run", "torchrun_argv", "root_cause_first", "TIMEOUT_ENV", "WORKER",
            "PEER_LOST"]
 
 #: The environment variable ``--timeout`` sets for the workers (seconds).
 TIMEOUT_ENV = "SPARSENET_DIST_TIMEOUT"
+
+#: ``--timeout``: what :func:`sparsenet.kvstore.collective.timeout_seconds` accepts.
+_TIMEOUT = number(float, lambda v: 0 < v <= MAX_TIMEOUT,
+                  f"a number of seconds in (0, {MAX_TIMEOUT:g}]")
 
 #: The file each worker runs, which runs the script (see :mod:`sparsenet.cli._worker`).
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_worker.py")
@@ -89,7 +94,7 @@ def add_parser(subparsers):
                         help="number of worker processes (ranks), a positive integer")
     parser.add_argument("--master-port", type=port, default=None, metavar="P",
                         help="TCP port of the rendezvous on 127.0.0.1 (default: a free port)")
-    parser.add_argument("--timeout", type=positive_seconds, default=None, metavar="S",
+    parser.add_argument("--timeout", type=_TIMEOUT, default=None, metavar="S",
                         help=f"seconds a collective may wait before it fails: sets {TIMEOUT_ENV} "
                              "for the workers (default: the store's default, 600)")
     parser.add_argument("script", type=_script, metavar="script.py",
@@ -192,7 +197,8 @@ def run(args):
     """
     saved = os.environ.get(TIMEOUT_ENV)
     if args.timeout is not None:
-        os.environ[TIMEOUT_ENV] = format(args.timeout, "g")
+        os.environ[TIMEOUT_ENV] = (str(int(args.timeout)) if args.timeout.is_integer()
+                                   else repr(args.timeout))
     try:
         torchrun.run(torchrun.parse_args(torchrun_argv(args)))
     except ChildFailedError as exc:

@@ -13,7 +13,8 @@ True
 A subcommand that fails on bad input raises the library's error (a
 :class:`~sparsenet.base.SparsenetError`) or an ``OSError``; :func:`main` prints it
 as one line, ``sparsenet: error: <message>``, on stderr (no traceback) and
-returns 1.
+returns 1. Ctrl-C (``KeyboardInterrupt``) prints ``sparsenet: interrupted`` and returns
+130, as shells report a process stopped by SIGINT.
 """
 import argparse
 import sys
@@ -21,7 +22,10 @@ import sys
 from ..base import SparsenetError
 from . import bench, convert, demo, evaluate, inspect_cmd, launch, predict, train
 
-__all__ = ["SUBCOMMANDS", "build_parser", "main", "ERRORS", "one_line"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main", "ERRORS", "one_line", "INTERRUPTED"]
+
+#: Exit status after Ctrl-C (128 + SIGINT).
+INTERRUPTED = 130
 
 #: The errors :func:`main` reports as one line (exit status 1) instead of a traceback.
 ERRORS = (SparsenetError, OSError)
@@ -59,12 +63,15 @@ def main(argv=None):
     ...     print(exc.code)
     2
     """
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
+        args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
         return args._run(args)
     except ERRORS as exc:
         print(f"sparsenet: error: {one_line(exc)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print("sparsenet: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def one_line(exc):

@@ -11,7 +11,11 @@
 Each file is written atomically before ``model.json`` points to it, and the previous
 epoch's files are removed only after, so a crash leaves the last complete checkpoint.
 Nothing in a model directory is run as code: ``model.json`` is JSON, the parameters
-are arrays, the states go through :mod:`sparsenet.optimizer.states_file`.
+are arrays, the states go through :mod:`sparsenet.optimizer.states_file`. Every key of
+``model.json`` is checked against :mod:`sparsenet.cli.model_schema` and the loaded
+optimizer states against the model's parameters (:func:`check_states`), so a damaged or
+crafted directory raises :class:`~sparsenet.base.FileFormatError` naming the file and
+the key, before any training step.
 
 >>> config = new_config('logistic', features=100)
 >>> net = build_model(config)
@@ -20,18 +24,24 @@ are arrays, the states go through :mod:`sparsenet.optimizer.states_file`.
 """
 import glob
 import json
+import math
 import os
+
+import numpy as np
 
 from ..atomic import atomic_write
 from ..base import FileFormatError, InvalidArgumentError
 from ..models import MLP, FactorizationMachine, LinearModel, WideAndDeep
+from ..ndarray.ndarray import NDArray
+from .model_memory import check_fits
+from .model_schema import FORMAT as _FORMAT
+from .model_schema import MAX_LAYER, MAX_LAYERS, check_config, read_json_text
+from .model_schema import VERSION as _VERSION
 
 __all__ = ["MODELS", "MODEL_FILE", "new_config", "build_model", "read_config",
-           "write_checkpoint", "load_model", "parse_hidden"]
+           "write_checkpoint", "load_model", "parse_hidden", "check_states", "file_names"]
 
 MODEL_FILE = "model.json"
-_FORMAT = "sparsenet-model"
-_VERSION = 1
 
 #: ``--model`` name -> (the task it fixes, or None for any, default arch)
 MODELS = {
@@ -50,9 +60,9 @@ def parse_hidden(text):
         sizes = [int(s) for s in text.split(",")]
     except ValueError:
         sizes = []
-    if not sizes or min(sizes) < 1:
-        raise InvalidArgumentError(f"--hidden: expected comma-separated positive layer sizes "
-                                   f"such as 64,32, got {text!r}")
+    if not sizes or min(sizes) < 1 or max(sizes) > MAX_LAYER or len(sizes) > MAX_LAYERS:
+        raise InvalidArgumentError(f"--hidden: expected 1 to {MAX_LAYERS} comma-separated layer "
+                                   f"sizes in [1, {MAX_LAYER}] such as 64,32, got {text!r}")
     return sizes
 
 
@@ -97,6 +107,7 @@ def write_checkpoint(out_dir, net, trainer, config, epoch):
     """Save epoch ``epoch``'s checkpoint into ``out_dir``; return the config written."""
     stem = f"epoch-{epoch:04d}"
     params, states = f"{stem}.params", f"{stem}.states"
+    trainer.sync()  # lazy_update='exact': the skipped steps, before the weights are written
     net.save_parameters(os.path.join(out_dir, params))
     trainer.save_states(os.path.join(out_dir, states))
     config = dict(config, epoch=epoch, params_file=params, states_file=states)
@@ -112,29 +123,16 @@ def _bad(path, problem):
 
 
 def read_config(model_dir):
-    """The validated ``model.json`` of ``model_dir``."""
+    """The ``model.json`` of ``model_dir``, every key checked (:mod:`.model_schema`)."""
     if not os.path.isdir(model_dir):
         raise FileNotFoundError(2, "no such model directory", model_dir)
     path = os.path.join(model_dir, MODEL_FILE)
     if not os.path.isfile(path):
         raise _bad(model_dir, f"not a model directory: it has no {MODEL_FILE} (write one with "
                               f"'sparsenet train ... --out {model_dir}')")
-    try:
-        with open(path, "rb") as f:
-            config = json.loads(f.read().decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise _bad(path, f"not valid JSON ({exc})") from None
-    if not isinstance(config, dict) or config.get("format") != _FORMAT:
-        raise _bad(path, f"expected a JSON object with \"format\": \"{_FORMAT}\"")
-    if config.get("version") != _VERSION:
-        raise _bad(path, f"expected version {_VERSION}, got {config.get('version')!r}")
-    if config.get("model") not in MODELS:
-        raise _bad(path, f"unknown model {config.get('model')!r}; expected one of "
-                         f"{', '.join(MODELS)}")
-    for key in ("params_file", "states_file"):
-        name = config.get(key)
-        if not isinstance(name, str) or os.path.basename(name) != name or not name:
-            raise _bad(path, f"{key} must be a file name inside the directory, got {name!r}")
+    with open(path, "rb") as f:
+        text = f.read(_MAX_CONFIG_READ)
+    config = check_config(read_json_text(text, path), path)
     try:
         build_model(config)
     except (KeyError, TypeError, ValueError) as exc:
@@ -142,12 +140,83 @@ def read_config(model_dir):
     return config
 
 
+_MAX_CONFIG_READ = (1 << 20) + 1  # one byte past model_schema.MAX_JSON_BYTES: refused
+
+
+def file_names(model_dir, config):
+    """How the size arguments of a model read from ``model_dir`` are named in errors."""
+    path = os.path.join(model_dir, MODEL_FILE)
+    return {key: f"{path}: {key}" for key in ("features", "classes", "factor_size", "hidden")}
+
+
+def _checkpoint_file(model_dir, config, key):
+    path = os.path.join(model_dir, config[key])
+    if not os.path.isfile(path):
+        raise FileNotFoundError(2, f"checkpoint file missing (named by {MODEL_FILE} key "
+                                   f"{key!r})", path)
+    return path
+
+
 def load_model(model_dir, ctx):
     """``(net, config)``: the model of ``model_dir`` with its last checkpoint's parameters."""
     config = read_config(model_dir)
+    params = _checkpoint_file(model_dir, config, "params_file")
+    check_fits(config, ctx, file_names(model_dir, config))
     net = build_model(config)
-    params = os.path.join(model_dir, config["params_file"])
-    if not os.path.isfile(params):
-        raise FileNotFoundError(2, "checkpoint file missing (named by model.json)", params)
     net.load_parameters(params, ctx=ctx)
     return net, config
+
+
+#: Optimizer attributes that must be finite numbers (``clip_gradient`` may also be None).
+_NUMERIC_HYPER = ("lr", "wd", "rescale_grad", "beta1", "beta2", "epsilon", "lamda1", "beta",
+                  "momentum", "float_stable_eps", "clip_gradient")
+
+
+def _state_leaves(value):
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _state_leaves(item)
+    elif value is not None:
+        yield value
+
+
+def check_states(trainer, config, path):
+    """Raise ``FileFormatError`` naming ``path`` (the ``.states`` file just loaded into
+    ``trainer``) unless it is the state of ``config``'s optimizer for these parameters: the
+    optimizer's class, finite hyperparameters, one state per parameter index, each state
+    tensor of its parameter's shape and dtype (another model's states are refused here,
+    not at the first step)."""
+    expected = config["optimizer"]
+    optimizer = trainer.optimizer
+    if type(optimizer).__name__.lower() != expected:
+        raise FileFormatError(f"{path}: holds the state of a {type(optimizer).__name__} "
+                              f"optimizer, but {MODEL_FILE} key 'optimizer' is {expected!r}; "
+                              f"the states file belongs to another model")
+    for name in _NUMERIC_HYPER:
+        value = getattr(optimizer, name, 0.0)
+        if name == "clip_gradient" and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value):
+            raise FileFormatError(f"{path}: the optimizer's {name} is {value!r}, expected a "
+                                  f"finite number")
+    params = list(trainer._params)
+    for updater in trainer._updaters:
+        for key, state in updater.states.items():
+            if isinstance(key, bool) or not isinstance(key, int) or not 0 <= key < len(params):
+                raise FileFormatError(f"{path}: holds a state for parameter {key!r}, but the "
+                                      f"model has parameters 0..{len(params) - 1}; the states "
+                                      f"file belongs to another model")
+            param = params[key]
+            for leaf in _state_leaves(state):
+                if not isinstance(leaf, NDArray):
+                    continue  # a counter
+                have, want = np.dtype(leaf.dtype), np.dtype(param.dtype)
+                if tuple(leaf.shape) != tuple(param.shape) or have != want:
+                    raise FileFormatError(
+                        f"{path}: the state of parameter {key} ({param.name}) has shape "
+                        f"{tuple(leaf.shape)} and dtype {have.name}, expected "
+                        f"{tuple(param.shape)} and {want.name}; the states file belongs to "
+                        f"another model")

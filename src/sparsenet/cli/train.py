@@ -20,12 +20,15 @@ from ..base import InvalidArgumentError
 from ..context import cpu, gpu, num_gpus
 from ..gluon.trainer import Trainer
 from ..models.tasks import LOSSES, default_loss, make_loss
-from .data_stream import count_classes
+from .data_stream import MAX_AUTO_CLASSES, count_classes
 from .fit_loop import fit, read_history
-from .model_dir import (MODEL_FILE, MODELS, build_model, new_config, parse_hidden,
-                        read_config)
+from .model_dir import (MODEL_FILE, MODELS, build_model, check_states, file_names, new_config,
+                        parse_hidden, read_config)
+from .model_memory import allocation_guard, check_fits
+from .model_schema import (MAX_BATCH_SIZE, MAX_CLASSES, MAX_EPOCH, MAX_FEATURES, MAX_LAYER,
+                           SEED_RANGE)
 from ._plotting import pyplot
-from .arg_types import non_negative_float, positive_int
+from .arg_types import int_in, non_negative_float, positive_int
 from .plot_curves import plot_history
 
 __all__ = ["add_parser", "run", "OPTIMIZERS", "context_of"]
@@ -52,8 +55,8 @@ def _lazy(text):
 
 def add_common(parser):
     """The flags ``train``, ``eval`` and ``predict`` share."""
-    parser.add_argument("--batch-size", type=positive_int, default=256, metavar="B",
-                        help="rows per batch (default 256)")
+    parser.add_argument("--batch-size", type=int_in(1, MAX_BATCH_SIZE), default=256,
+                        metavar="B", help="rows per batch (default 256)")
     parser.add_argument("--ctx", choices=("cpu", "gpu"), default="cpu",
                         help="device (default cpu)")
     parser.add_argument("--num-workers", type=positive_int, default=4, metavar="N",
@@ -68,7 +71,7 @@ def add_parser(subparsers):
         description=__doc__.split("\n\n>>>")[0].split("\n", 2)[2],
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", metavar="DATA", help="training data (LibSVM; a file or a folder)")
-    p.add_argument("--features", type=positive_int, metavar="N",
+    p.add_argument("--features", type=int_in(1, MAX_FEATURES), metavar="N",
                    help="number of features: every index must be below N (required unless "
                         "--resume)")
     p.add_argument("--val", metavar="VAL", help="validation data (LibSVM)")
@@ -79,9 +82,10 @@ def add_parser(subparsers):
     p.add_argument("--loss", choices=tuple(LOSSES), default=None,
                    help="default: l2 for regression, logistic for binary, softmax for "
                         "multiclass; for fm/widedeep/mlp the loss picks the task")
-    p.add_argument("--classes", type=positive_int, metavar="K",
-                   help="classes of a multiclass model (default: 1 + the largest label)")
-    p.add_argument("--factor-size", type=positive_int, metavar="K",
+    p.add_argument("--classes", type=int_in(2, MAX_CLASSES), metavar="K",
+                   help="classes of a multiclass model (default: 1 + the largest label, "
+                        "at most %d)" % MAX_AUTO_CLASSES)
+    p.add_argument("--factor-size", type=int_in(1, MAX_LAYER), metavar="K",
                    help="fm: width of the factors (default 8)")
     p.add_argument("--hidden", type=parse_hidden_arg, metavar="H1,H2",
                    help="widedeep/mlp: layer sizes (default 64,32 and 128,8)")
@@ -93,14 +97,15 @@ def add_parser(subparsers):
     p.add_argument("--lr", type=non_negative_float, metavar="LR",
                    help="learning rate (default: sgd 0.1, adam 0.01, adagrad 0.1, ftrl 0.1)")
     p.add_argument("--wd", type=non_negative_float, default=0.0, help="weight decay")
-    p.add_argument("--epochs", type=positive_int, default=3,
+    p.add_argument("--epochs", type=int_in(1, MAX_EPOCH), default=3,
                    help="total epochs, those of a resumed run included (default 3)")
     p.add_argument("--out", required=True, metavar="DIR", help="model directory to write")
     p.add_argument("--resume", action="store_true",
                    help="continue from DIR's last checkpoint (model and optimizer flags "
                         "come from it)")
     p.add_argument("--plot", action="store_true", help="write DIR/learning_curves.png")
-    p.add_argument("--seed", type=int, default=0, help="initialisation seed (default 0)")
+    p.add_argument("--seed", type=int_in(*SEED_RANGE), default=0,
+                   help="initialisation seed (default 0)")
     p.add_argument("--index-base", type=int, choices=(0, 1), default=0,
                    help="feature indices count from 0 (default) or 1")
     add_common(p)
@@ -125,6 +130,11 @@ def context_of(name):
     return cpu()
 
 
+#: How the size arguments of a fresh model are named in errors.
+_FLAG_NAMES = {"features": "--features", "classes": "--classes",
+               "factor_size": "--factor-size", "hidden": "--hidden"}
+
+
 def _fresh_config(args):
     if os.path.isfile(os.path.join(args.out, MODEL_FILE)):
         raise InvalidArgumentError(f"--out {args.out} already holds a model; pass --resume to "
@@ -136,9 +146,11 @@ def _fresh_config(args):
     args.batch_size = args.batch_size or 256
     task = LOSSES[args.loss][0] if args.loss else None
     classes = args.classes
+    args.size_names = dict(_FLAG_NAMES)
     if (MODELS[model][0] or task) == "multiclass" and classes is None:
         classes = count_classes(args.data, args.features, args.batch_size, args.context,
                                 args.index_base)
+        args.size_names["classes"] = "classes (1 + the largest label of DATA)"
     config = new_config(model, args.features, task=task, classes=classes,
                         arch={"factor_size": args.factor_size, "hidden": args.hidden})
     lr = OPTIMIZERS[args.optimizer] if args.lr is None else args.lr
@@ -152,6 +164,7 @@ def _fresh_config(args):
 
 def _resumed_config(args):
     config = read_config(args.out)
+    args.size_names = file_names(args.out, config)
     for flag, key in (("model", "model"), ("features", "features")):
         given = getattr(args, flag)
         if given is not None and given != config[key]:
@@ -176,21 +189,39 @@ def run(args):
         config = _resumed_config(args)
     else:
         config = _fresh_config(args)
+    history = read_history(args.out, config["epoch"]) if args.resume else []
+    check_fits(config, args.context, args.size_names, optimizer=config["optimizer"])
+    with allocation_guard(config, args.size_names, args.context):
+        history = _train(config, args, history)
+    if args.plot:
+        path = plot_history(history, os.path.join(args.out, "learning_curves.png"))
+        print(f"wrote {path}")
+    return 0
+
+
+def _checkpoint_path(args, config, key):
+    path = os.path.join(args.out, config[key])
+    if not os.path.isfile(path):
+        raise FileNotFoundError(2, f"checkpoint file missing (named by {MODEL_FILE} key "
+                                   f"{key!r})", path)
+    return path
+
+
+def _train(config, args, history):
+    """Build (or load) the model and its trainer, train, return the metrics history."""
     net = build_model(config)
-    os.makedirs(args.out, exist_ok=True)
     if args.resume:
-        net.load_parameters(os.path.join(args.out, config["params_file"]), ctx=args.context)
+        params = _checkpoint_path(args, config, "params_file")
+        states = _checkpoint_path(args, config, "states_file")
+        net.load_parameters(params, ctx=args.context)
     else:
+        os.makedirs(args.out, exist_ok=True)
         mx_random.seed(config["seed"])
         net.initialize(ctx=args.context)
     trainer = Trainer(net.collect_params(), config["optimizer"],
                       dict(config["optimizer_params"]), kvstore=None)
     if args.resume:
-        trainer.load_states(os.path.join(args.out, config["states_file"]))
+        trainer.load_states(states)
+        check_states(trainer, config, states)
     loss_fn = make_loss(config["loss"], config["task"])
-    history = fit(net, loss_fn, trainer, config, args, config["epoch"],
-                  read_history(args.out, config["epoch"]))
-    if args.plot:
-        path = plot_history(history, os.path.join(args.out, "learning_curves.png"))
-        print(f"wrote {path}")
-    return 0
+    return fit(net, loss_fn, trainer, config, args, config["epoch"], history)

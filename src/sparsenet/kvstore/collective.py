@@ -44,8 +44,8 @@ import torch.distributed as dist
 
 from ..base import DistributedError, InvalidArgumentError
 
-__all__ = ["DEFAULT_TIMEOUT", "ensure_process_group", "shutdown", "rank", "world_size",
-           "joined_world",
+__all__ = ["DEFAULT_TIMEOUT", "MAX_TIMEOUT", "ensure_process_group", "shutdown", "rank",
+           "world_size", "joined_world",
            "timeout_seconds", "agree", "allgather_v", "all_to_all_v", "exchange_counts",
            "gather_v_to0", "allgather", "all_reduce_sum", "broadcast_from0", "barrier",
            "all_gather_objects", "checkpoint_save", "checkpoint_load", "checkpoint_keys"]
@@ -53,6 +53,12 @@ __all__ = ["DEFAULT_TIMEOUT", "ensure_process_group", "shutdown", "rank", "world
 #: Seconds a collective may wait for its peers when neither ``timeout=`` nor the
 #: environment variable ``SPARSENET_DIST_TIMEOUT`` says otherwise.
 DEFAULT_TIMEOUT = 600.0
+
+#: The longest timeout accepted, in seconds (about 31.7 years). ``datetime.timedelta``
+#: overflows past about 8.6e13 s, and torch.distributed counts a deadline in int64
+#: nanoseconds, so from about 9.2e9 s its rendezvous fails at once ("timed out after 0
+#: seconds").
+MAX_TIMEOUT = 1e9
 
 _LAUNCH_ENV = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
 _LAUNCH_HINT = ("launch the script with `torchrun --nproc-per-node=N script.py` or "
@@ -82,6 +88,9 @@ _STATE = _State()
 def timeout_seconds(timeout=None):
     """The collective timeout in seconds: ``timeout``, else ``SPARSENET_DIST_TIMEOUT``, else 600.
 
+    Accepted: a number of seconds in ``(0, MAX_TIMEOUT]`` (:data:`MAX_TIMEOUT`, 1e9 s);
+    anything else raises ``InvalidArgumentError`` naming ``timeout`` or the variable.
+
     Parameters
     ----------
     timeout : float or datetime.timedelta, optional
@@ -106,11 +115,12 @@ def timeout_seconds(timeout=None):
         timeout = timeout.total_seconds()
     try:
         value = float(timeout)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         value = float("nan")
-    if not (value > 0 and value != float("inf")):
+    if not 0 < value <= MAX_TIMEOUT:
         raise InvalidArgumentError(f"{where} must be a finite number of seconds > 0, got "
-                                   f"{timeout!r}")
+                                   f"{timeout!r} (the longest accepted is {MAX_TIMEOUT:g} s, "
+                                   f"about 31 years)")
     return value
 
 
