@@ -6,6 +6,7 @@ the cost of aggregating row_sparse gradients by all-gather vs by dense all-reduc
                                     [--via kvstore,trainer,trainer-local]
                                     [--densities 0.001,0.01,0.1,0.5] [--rows 1000000]
                                     [--dim 128] [--reps 5] [--comm-ranks 2]
+                                    [--dense-shape 1000,1000]
 
 Every run is a job of ``sparsenet launch -n W`` (torchrun, gloo over loopback),
 with ``--threads`` torch threads per rank; this script is both the driver and
@@ -79,7 +80,8 @@ def launch(world, worker, args, tmp, **extra):
     out = os.path.join(tmp, f"{worker}-{world}-{extra.get('mode', '')}.json")
     opts = {"worker": worker, "out": out, "batch": args.batch, "epochs": args.epochs,
             "threads": args.threads, "rows": args.rows, "dim": args.dim, "reps": args.reps,
-            "densities": ",".join(f"{d:g}" for d in args.densities), **extra}
+            "densities": ",".join(f"{d:g}" for d in args.densities),
+            "dense-shape": ",".join(map(str, args.dense_shape)), **extra}
     cmd = [sys.executable, "-m", "sparsenet.cli", "launch", "-n", str(world),
            "--timeout", f"{args.timeout:g}", os.path.abspath(__file__)]
     for name, value in opts.items():
@@ -120,6 +122,23 @@ def report_comm(res, args):
         print(f"| {row['density']:g} | {row['nnz']:,} | {_mb(g['model'])} / {_mb(g['lo'])} | "
               f"{_mb(d['model'])} / {_mb(d['lo'])} | {g['ms']:.1f} | {d['ms']:.1f} | "
               f"{row['auto_picks']} | {row['auto']['ms']:.1f} |")
+
+
+def report_compressed(res, args):
+    w, n = res["world"], res["numel"]
+    print(f"\nDense push of a {'x'.join(map(str, args.dense_shape))} float32 key ({n:,} values) "
+          f"on {w} ranks (gloo, loopback), median of {args.reps}\n")
+    print("| push | bytes handed to the collectives per rank | bytes sent per rank (ring "
+          "model) | loopback bytes per rank | ms |")
+    print("|---|---|---|---|---|")
+    for mode in ("plain", "2bit"):
+        r = res[mode]
+        print(f"| {'uncompressed' if mode == 'plain' else '2bit compressed'} | "
+              f"{r['payload']:,} | {r['model']:,.0f} | {r['lo']:,.0f} | {r['ms']:.1f} |")
+    p, c = res["plain"], res["2bit"]
+    print(f"\nfewer bytes with 2bit: {p['payload'] / c['payload']:.1f}x handed over, "
+          f"{p['model'] / c['model']:.1f}x sent (model), {p['lo'] / max(c['lo'], 1):.1f}x "
+          f"on the loopback")
 
 
 def _mb(n):
@@ -252,6 +271,51 @@ def comm_worker(args):
         _write(args.out, {"world": world, "rows": out})
 
 
+def compressed_worker(args):
+    from sparsenet.kvstore import collective
+    kv = mx.kv.create('dist_sync')
+    world, rank = kv.num_workers, kv.rank
+    shape = tuple(args.dense_shape)
+    numel = int(np.prod(shape))
+    payload = []
+    real = {name: getattr(collective, name) for name in ("allgather", "all_reduce_sum")}
+
+    def counting(name):
+        def call(t, *a, **kw):
+            if kw.get("op") == "push":
+                payload.append(t.numel() * t.element_size())
+            return real[name](t, *a, **kw)
+        return call
+    for name in real:
+        setattr(collective, name, counting(name))
+    gen = torch.Generator().manual_seed(2000 + rank)
+    grad = mx.nd.array(torch.randn(shape, generator=gen).numpy())
+    out = {"world": world, "numel": numel}
+    for mode in ("plain", "2bit"):
+        if mode == "2bit":
+            kv.set_gradient_compression({'type': '2bit', 'threshold': 0.5})
+        kv.init(mode, mx.nd.zeros(shape))
+        kv.push(mode, grad)  # warm-up
+        ms, lo, sizes = [], [], []
+        for _ in range(args.reps):
+            kv.barrier()
+            payload.clear()
+            b0, t0 = _loopback_tx(), time.perf_counter()
+            kv.push(mode, grad)
+            t1 = time.perf_counter()
+            kv.barrier()
+            ms.append((t1 - t0) * 1e3)
+            lo.append((_loopback_tx() - b0) / world)
+            sizes.append(sum(payload))
+        words = -(-numel // 16)
+        model = (2 * (world - 1) / world * 4 * numel if mode == "plain"
+                 else (world - 1) * 4 * words)
+        out[mode] = {"ms": statistics.median(ms), "lo": statistics.median(lo),
+                     "payload": int(statistics.median(sizes)), "model": model}
+    if rank == 0:
+        _write(args.out, out)
+
+
 def _write(path, obj):
     with open(path, "w") as f:
         json.dump(obj, f)
@@ -261,7 +325,8 @@ def _write(path, obj):
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--ranks", default="1,2", help="world sizes of the train part")
-    ap.add_argument("--parts", default="train,comm")
+    ap.add_argument("--parts", default="train,comm",
+                    help="comma-separated: train, comm, compressed")
     ap.add_argument("--samples", type=int, default=20000)
     ap.add_argument("--batch", type=int, default=100, help="batch size per rank")
     ap.add_argument("--epochs", type=int, default=3)
@@ -277,9 +342,13 @@ def parse_args(argv=None):
     ap.add_argument("--dim", type=int, default=128)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--comm-ranks", type=int, default=2)
+    ap.add_argument("--dense-shape", default="1000,1000",
+                    type=lambda s: [int(x) for x in s.split(",")],
+                    help="shape of the dense key of the compressed part")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="SPARSENET_DIST_TIMEOUT of the workers (seconds)")
-    ap.add_argument("--worker", choices=("train", "comm"), help=argparse.SUPPRESS)
+    ap.add_argument("--worker", choices=("train", "comm", "compressed"),
+                    help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     ap.add_argument("--data", help=argparse.SUPPRESS)
     ap.add_argument("--mode", choices=tuple(VIA), help=argparse.SUPPRESS)
@@ -293,6 +362,8 @@ def main():
         return train_worker(args)
     if args.worker == "comm":
         return comm_worker(args)
+    if args.worker == "compressed":
+        return compressed_worker(args)
     parts = args.parts.split(",")
     with tempfile.TemporaryDirectory() as tmp:
         if "train" in parts:
@@ -305,6 +376,8 @@ def main():
             report_train(results, args)
         if "comm" in parts:
             report_comm(launch(args.comm_ranks, "comm", args, tmp), args)
+        if "compressed" in parts:
+            report_compressed(launch(args.comm_ranks, "compressed", args, tmp), args)
     return 0
 
 

@@ -45,7 +45,7 @@ from ..context import cpu, place
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
 from . import collective
-from .keys import check_key, checked_row_ids, flat_arrays, key_value_pairs
+from .keys import check_key, check_priority, checked_row_ids, flat_arrays, key_value_pairs
 from .kvstore import KVStore, sum_pushed
 from .reduction import reduce_over_ranks
 from .sharded import ShardedRows
@@ -163,7 +163,7 @@ class DistKVStore(KVStore):
     def _reduce_all(self, merged):
         """Every rank's sum of this push's ``{key: merged}``, all keys in a few collectives
         (:func:`~sparsenet.kvstore.reduction.reduce_over_ranks`)."""
-        return reduce_over_ranks(merged, self.sparse_as_dense)
+        return reduce_over_ranks(merged, self.sparse_as_dense, self._compression)
 
     # ------------------------------------------------------------------ init
     def _check_new(self, keys):
@@ -189,12 +189,23 @@ class DistKVStore(KVStore):
             optimizer state). Use :meth:`init_sharded` for a table that must never
             be materialized whole.
         """
+        self._init(key, value, sharded=sharded)
+
+    def _init(self, key, value, replace=False, sharded=False):
+        """:meth:`init`; with ``replace`` an ordinary key the store holds already is
+        re-initialised with rank 0's value (see :meth:`KVStore._init`); a sharded one is not."""
         def check():
             pairs = key_value_pairs(key, value, "value")
             keys = [k for k, _ in pairs]
             if len(set(keys)) != len(keys):
                 raise InvalidArgumentError(f"kvstore init: a key appears twice in {keys!r}")
-            self._check_new(keys)
+            if not replace or sharded:
+                self._check_new(keys)
+            for k in keys:
+                if k in self._sharded:
+                    raise InvalidArgumentError(
+                        f"kvstore init: key {k!r} is a sharded table; it cannot be "
+                        f"re-initialised (use another key)")
             for k, vals in pairs:
                 if len(vals) != 1:
                     raise InvalidArgumentError(f"kvstore init of key {k!r}: expected one value "
@@ -205,7 +216,7 @@ class DistKVStore(KVStore):
             return ", ".join(f"{k!r} {_describe(v[0])}" for k, v in pairs) + f" sharded={sharded}"
         self._agree("init", check)
         if not sharded:
-            super().init(key, value)
+            super()._init(key, value, replace)
             return
         for k, vals in key_value_pairs(key, value, "value"):
             v = vals[0]
@@ -281,6 +292,7 @@ class DistKVStore(KVStore):
             grouped.clear()
             merged.clear()
             tables.clear()
+            check_priority(priority, "push")
             for k, values in key_value_pairs(key, value, "value"):
                 if k not in self._store and k not in self._sharded:
                     raise InvalidArgumentError(f"kvstore push: key {k!r} has not been "
@@ -289,12 +301,21 @@ class DistKVStore(KVStore):
             described = []
             for k, values in grouped.items():
                 if k in self._sharded:
+                    if self._compression is not None:
+                        raise InvalidArgumentError(
+                            f"kvstore push of key {k!r}: gradient compression does not apply "
+                            f"to a sharded key (its rows are routed to their owners); use a "
+                            f"store without set_gradient_compression for sharded keys")
                     table = self._sharded[k]
                     tables[k] = sum_pushed(k, values, table.shape, table.dtype, table.ctx)
                     described.append(f"{k!r} sharded")
                 else:
                     merged[k] = self._merge(k, values)
+                    if self._compression is not None:
+                        self._compression.check(k, merged[k])
                     described.append(f"{k!r} {_describe(self._store[k])}")
+            if self._compression is not None:  # every rank must send codes, or none
+                described.append(f"compression {self._compression.describe()}")
             return ", ".join(described)
         self._agree("push", check)
         for k, total in self._reduce_all(merged).items():
@@ -314,6 +335,7 @@ class DistKVStore(KVStore):
         pairs = []
 
         def check():
+            check_priority(priority, "pull")
             if out is None:
                 raise InvalidArgumentError(f"kvstore pull of key {key!r}: out is required (the "
                                            f"array or list of arrays to copy the value into)")
@@ -358,6 +380,7 @@ class DistKVStore(KVStore):
         targets, ids = [], []
 
         def check():
+            check_priority(priority, "row_sparse_pull")
             if out is None or row_ids is None:
                 raise InvalidArgumentError(f"kvstore row_sparse_pull of key {key!r}: out and "
                                            f"row_ids are required")

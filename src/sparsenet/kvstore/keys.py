@@ -20,7 +20,7 @@ import torch
 from ..base import IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError
 from ..ndarray.ndarray import NDArray
 
-__all__ = ["check_key", "key_value_pairs", "flat_arrays", "checked_row_ids"]
+__all__ = ["check_key", "check_priority", "key_value_pairs", "flat_arrays", "checked_row_ids"]
 
 
 def check_key(key):
@@ -39,6 +39,24 @@ def check_key(key):
         return int(key)
     raise InvalidArgumentTypeError(f"kvstore key: expected an int or a str (or a list of them), "
                                    f"got {type(key).__name__} {key!r}")
+
+
+def check_priority(priority, method):
+    """Return ``priority`` as an ``int``, as MXNet takes it (any integer, NumPy's too; work
+    runs in call order here, so its value changes nothing); anything else raises.
+
+    >>> import numpy as np
+    >>> check_priority(-3, 'push'), check_priority(np.int64(2), 'pull')
+    (-3, 2)
+    >>> check_priority(1.5, 'push')
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.InvalidArgumentTypeError: kvstore push: priority must be an integer, ... 1.5
+    """
+    if isinstance(priority, numbers.Integral):
+        return int(priority)
+    raise InvalidArgumentTypeError(f"kvstore {method}: priority must be an integer, got "
+                                   f"{type(priority).__name__} {priority!r}")
 
 
 def _arrays(entry, name, key):

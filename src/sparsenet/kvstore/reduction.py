@@ -17,6 +17,11 @@ A row_sparse key is gathered when ``W * max_nnz <= sparse_as_dense * R`` (``W``
 ranks, ``max_nnz`` the most rows one rank pushes, ``R`` the key's rows): past
 that, the gathered rows would outweigh the dense table.
 
+With gradient compression (:mod:`~sparsenet.kvstore.compression`, every key dense
+float32, checked by the caller), each rank quantises its sum of each key against
+its residual and the 2-bit codes of every key, 16 per int32 word, go in ONE
+all-gather; each rank unpacks every rank's codes and sums them in rank order.
+
 >>> import sparsenet as mx
 >>> out = reduce_over_ranks({'w': mx.nd.ones((2,))}, 0.5)  # one process: returned as is
 >>> out['w'].asnumpy()
@@ -29,6 +34,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import ROW_SPARSE
 from . import collective
+from .compression import dequantize_2bit, pack_2bit, unpack_2bit
 
 __all__ = ["reduce_over_ranks"]
 
@@ -107,7 +113,32 @@ def _gather_rows(keys, merged, nnz):
     return out
 
 
-def reduce_over_ranks(merged, sparse_as_dense):
+def _reduce_compressed(merged, compression):
+    """Every rank's sum of the quantised ``merged`` (dense float32 keys): the packed codes of
+    all keys in one all-gather (none with one rank), unpacked and summed in rank order."""
+    keys = list(merged)
+    words = [pack_2bit(compression.codes((k, 0), merged[k]._t)) for k in keys]
+    sizes = [w.numel() for w in words]
+    world = collective.world_size()
+    mine = torch.cat(words) if words else torch.empty(0, dtype=torch.int32)
+    if world > 1 and mine.numel():
+        every = collective.allgather(mine, op="push")
+    else:
+        every = mine.reshape(1, -1)
+    out, at = {}, 0
+    for k, n in zip(keys, sizes):
+        m = merged[k]
+        total = None
+        for r in range(world):
+            codes = unpack_2bit(every[min(r, every.shape[0] - 1), at:at + n], m._t.numel())
+            sent = dequantize_2bit(codes, compression.threshold, m._t.dtype).reshape(m.shape)
+            total = sent if total is None else total.add_(sent)
+        out[k] = place(NDArray(total), m.context)
+        at += n
+    return out
+
+
+def reduce_over_ranks(merged, sparse_as_dense, compression=None):
     """Every rank's sum of ``merged`` (``{key: NDArray}``, the same keys, shapes and dtypes on
     every rank, checked by the caller): ``{key: total}``, row_sparse keys stay row_sparse.
 
@@ -117,7 +148,11 @@ def reduce_over_ranks(merged, sparse_as_dense):
         This process's sum of each pushed key.
     sparse_as_dense : float
         Gather a row_sparse key while ``W * max_nnz <= sparse_as_dense * rows``.
+    compression : GradientCompression, optional
+        Send every key 2-bit quantised (the keys must be dense float32).
     """
+    if compression is not None and merged:
+        return _reduce_compressed(merged, compression)
     world = collective.world_size()
     if world == 1 or not merged:
         return dict(merged)
