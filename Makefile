@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 TORCH_MIN ?= 2.4.1
 TORCH_NEW ?= 2.15.0
 
-.PHONY: setup test test-native-off test-compat demo docs stype-table clean
+.PHONY: setup test test-native-off test-compat test-dist demo docs stype-table clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,19 @@ test-compat:
 	  PIP_CONSTRAINT=/dev/null .venv-torch-$$v/bin/pip install -q -e ".[test]" || exit 1; \
 	  OMP_NUM_THREADS=1 .venv-torch-$$v/bin/python -m pytest -n 2 -q $(PYTEST_ARGS) || exit 1; \
 	done
+
+# make test-dist: MXNet's nightly distributed checks (tests/kvstore/test_dist_nightly_mirror.py)
+# at 7 gloo ranks, as MXNet's CI runs them; with MXNET_NIGHTLY=<MXNet's tests/nightly folder>
+# also MXNet 1.9.1's own dist_sync_kvstore.py, its nine CI invocations, through the import alias.
+DIST_WORLDS ?= 7
+MXNET_NIGHTLY ?=
+
+test-dist: setup
+	SPARSENET_DIST_NIGHTLY_WORLDS=$(DIST_WORLDS) OMP_NUM_THREADS=1 \
+	  $(BIN)/python -m pytest -q $(PYTEST_ARGS) tests/kvstore/test_dist_nightly_mirror.py
+	@if [ -n "$(MXNET_NIGHTLY)" ]; then \
+	  PYTHON=$(BIN)/python tools/run_mxnet_dist_nightly.sh "$(MXNET_NIGHTLY)" -n $(DIST_WORLDS); \
+	fi
 
 demo: setup
 	$(BIN)/python examples/demo.py

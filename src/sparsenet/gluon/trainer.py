@@ -49,7 +49,7 @@ import torch
 from .. import autograd, grad_store
 from .. import kvstore as kvstore_mod
 from .. import optimizer as opt
-from ..base import InvalidArgumentError, InvalidArgumentTypeError
+from ..base import InvalidArgumentError, InvalidArgumentTypeError, StateError
 from ..kvstore import KVStore
 from ..ndarray.creation import zeros
 from ..ndarray.row_sparse import write_rows
@@ -100,7 +100,9 @@ class Trainer:
         Gradient compression is not supported (None only).
     update_on_kvstore : bool, optional
         With a store: whether the store runs the optimizer (default True, as
-        MXNet; required for row_sparse weights and ``'dist_async'``).
+        MXNet; required, as in MXNet, for row_sparse weights, for row_sparse
+        gradients on a ``'dist*'`` store and for ``'dist_async'``: False raises
+        InvalidArgumentError, a ValueError).
     dense_sparsity : bool, default True
         Update a dense weight only where its sparse-kernel gradient is nonzero
         when that gives the dense result exactly (see the module docstring).
@@ -154,6 +156,8 @@ class Trainer:
         self._kv_initialized = False
         self._kvstore = None
         self._update_on_kvstore = False
+        self._distributed = None
+        self._params_to_init = list(self._params)  # keys the store has yet to be given
         self._dense_sparsity = dense_sparsity
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
@@ -215,7 +219,7 @@ class Trainer:
             step, instead of raising.
         """
         self._optimizer.rescale_grad = self._scale / batch_size
-        self._init_kvstore()
+        self._init_params()
         if self._kvstore is None:
             self._allreduce_grads()
             self._update(ignore_stale_grad)
@@ -229,7 +233,7 @@ class Trainer:
     def allreduce_grads(self):
         """Sum each parameter's gradients over its contexts and workers (call :meth:`update`
         next; not with ``update_on_kvstore``, where the store updates)."""
-        self._init_kvstore()
+        self._init_params()
         if self._update_on_kvstore:
             raise InvalidArgumentError("allreduce_grads() when parameters are updated on the "
                                        "kvstore is not supported: pass update_on_kvstore=False "
@@ -239,7 +243,7 @@ class Trainer:
     @_serialised
     def update(self, batch_size, ignore_stale_grad=False):
         """Update the parameters from their (reduced) gradients: the second half of :meth:`step`."""
-        self._init_kvstore()
+        self._init_params()
         if self._update_on_kvstore:
             raise InvalidArgumentError("update() when parameters are updated on the kvstore "
                                        "is not supported: pass update_on_kvstore=False to the "
@@ -249,39 +253,98 @@ class Trainer:
 
     # ------------------------------------------------------------------ kvstore
     def _init_kvstore(self):
-        """Create the store named at construction (first step), as MXNet's Trainer does:
-        in one process with 'local'/'device' none is needed (contexts are reduced in
-        process); a 'dist*' name or a KVStore object is used, its keys being the
-        parameters' positions."""
+        """Set up the store named at construction, as MXNet 1.9.1's Trainer does: decide
+        ``update_on_kvstore`` (refusing the combinations MXNet refuses, with a ValueError)
+        and hand the store the optimizer; the keys (the parameters' positions) are given
+        their values later, by :meth:`_init_params` (at the first step or
+        ``row_sparse_data``). In one process, 'local'/'device' need no store (contexts are
+        reduced in process); a 'dist*' name or a KVStore object is used."""
         if self._kv_initialized:
             return
         kv = self._kvstore_params["kvstore"]
         if kv is None or (isinstance(kv, str) and not kv.startswith("dist")):
+            self._kvstore, self._update_on_kvstore, self._distributed = None, False, False
             self._kv_initialized = True
             return
         if isinstance(kv, str):
             kv = kvstore_mod.create(kv)
-        update_on_kv = self._kvstore_params["update_on_kvstore"]
-        sparse_weight = any(p._stype != "default" for p in self._params)
-        if update_on_kv is False and (sparse_weight or "async" in kv.type):
-            raise InvalidArgumentError(
-                "Cannot set update_on_kvstore=False when sparse weights are present or the "
-                "kvstore is asynchronous" + f" (kvstore {kv.type!r})")
+        self._update_on_kvstore = self._check_update_on_kvstore(kv)
+        self._distributed = "dist" in kv.type
         self._kvstore = kv
-        self._update_on_kvstore = update_on_kv is not False
         if self._update_on_kvstore:
             self._optimizer.exact_guard = None  # the store keeps the states: no catch_up here
-            kv.set_optimizer(self._optimizer)
+            kv.set_optimizer(self._optimizer)  # (a new updater: MXNet resets the states too)
+        self._kv_initialized = True
+
+    def _check_update_on_kvstore(self, kv):
+        """``update_on_kvstore`` for store ``kv`` (True unless the user passed False); raise
+        InvalidArgumentError (a ValueError, as MXNet's) where MXNet 1.9.1 refuses False."""
+        asked = self._kvstore_params["update_on_kvstore"]
+        if asked is not False:
+            return True
+        if any(p._stype != "default" for p in self._params):
+            raise InvalidArgumentError(
+                f"Cannot set update_on_kvstore=False when sparse weights are present "
+                f"(kvstore {kv.type!r}): a row_sparse weight is updated on the store")
+        if "dist" in kv.type and any(p._grad_stype != "default" for p in self._params):
+            raise InvalidArgumentError(
+                f"Cannot set update_on_kvstore=False on dist kvstore when sparse gradients are "
+                f"present (kvstore {kv.type!r}), as in MXNet: leave update_on_kvstore unset")
+        if "async" in kv.type:
+            raise InvalidArgumentError(f"Please set update_on_kvstore=True when training in "
+                                       f"async mode (kvstore {kv.type!r})")
+        return False
+
+    def _init_params(self):
+        """Give the store the values of the parameters it does not hold yet (MXNet's
+        ``Trainer._init_params``; deferred-initialisation parameters wait for their first
+        forward pass). A key the store already holds, because another Trainer over the same
+        store initialised it (keys are parameter positions, as in MXNet), is re-initialised
+        with this Trainer's value, as MXNet re-initialises it."""
+        self._init_kvstore()
+        kv = self._kvstore
+        if kv is None or not self._params_to_init:
+            self._params_to_init = []
+            return
+        waiting = []
         with autograd.pause():  # may run inside record() (a forward's row_sparse_data)
-            for i, param in enumerate(self._params):
+            for param in self._params_to_init:
+                if param._deferred_init:
+                    waiting.append(param)
+                    continue
+                i = self._param2idx[param.name]
                 arrays = param._check_and_get(param._data, list)
-                if self._update_on_kvstore:
-                    kv._adopt(i, arrays[0])  # the store updates the parameter's own array
+                if self._update_on_kvstore:  # the store updates the parameter's own array
+                    kv._adopt(i, arrays[0], replace=True)
                 else:
-                    kv.init(i, arrays[0])
+                    kv._init(i, arrays[0], replace=True)
                 if param._stype == "default":  # every worker starts from the store's value
                     kv.pull(i, arrays, priority=-i)
-        self._kv_initialized = True
+        self._params_to_init = waiting
+
+    def _reset_kvstore(self, param=None):
+        """Forget the store's copy of the parameters (MXNet's ``Trainer._reset_kvstore``):
+        called when a parameter's value is set (``set_data``, ``load``) while the store
+        updates it. The next step sets the store up again (a new optimizer state) with the
+        new values. A distributed store cannot be reset, as in MXNet: StateError."""
+        self._check_resettable(param)
+        self._kv_initialized = False
+        self._kvstore = None
+        self._distributed = None
+        self._update_on_kvstore = False
+        self._params_to_init = list(self._params)
+
+    def _check_resettable(self, param=None):
+        """Raise StateError if the store cannot be reset (a distributed one, as in MXNet)."""
+        if self._kvstore is not None and "dist" in self._kvstore.type:
+            what = f"Parameter '{param.name}'" if param is not None else "the parameters"
+            raise StateError(
+                f"Cannot reset distributed KVStore: {what} of a Trainer that updates it on "
+                f"the distributed kvstore {self._kvstore.type!r} (update_on_kvstore=True) "
+                f"cannot be set or loaded after the store holds it. Load the parameters "
+                f"before the Trainer's first step (or row_sparse_data), or (dense "
+                f"parameters) create a new Trainer over them before loading: its first step "
+                f"gives the store the loaded values")
 
     def _fresh_grads(self, ignore_stale_grad):
         """Indices of the parameters whose gradients a backward pass wrote (all contexts)."""
@@ -322,7 +385,7 @@ class Trainer:
     def _row_sparse_pull(self, param, full, row_id):
         """Bring the rows ``row_id`` of ``param``'s local value ``full`` up to date from the
         store (row_sparse weights updated on the store)."""
-        self._init_kvstore()
+        self._init_params()
         if not self._update_on_kvstore:
             for updater, data in zip(self._updaters, param._data or ()):
                 index = self._param2idx[param.name]
@@ -331,8 +394,8 @@ class Trainer:
             return
         with autograd.pause():  # called by a forward's row_sparse_data, inside record()
             rows = zeros(full.shape, ctx=full.context, dtype=full.dtype, stype="row_sparse")
-            self._kvstore.row_sparse_pull(self._param2idx[param.name], out=rows,
-                                          row_ids=row_id)
+            index = self._param2idx[param.name]
+            self._kvstore.row_sparse_pull(index, out=rows, row_ids=row_id, priority=-index)
             write_rows(full, rows)
 
     def _update(self, ignore_stale_grad=False):
@@ -438,7 +501,7 @@ class Trainer:
     @_serialised
     def save_states(self, fname):
         """Save the optimizer and its states (momentum...) to ``fname`` (atomic write)."""
-        self._init_kvstore()
+        self._init_params()
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
@@ -448,7 +511,7 @@ class Trainer:
     @_serialised
     def load_states(self, fname):
         """Load what :meth:`save_states` wrote (the optimizer included)."""
-        self._init_kvstore()
+        self._init_params()
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore._updater.optimizer

@@ -332,10 +332,10 @@ class Module(BaseModule):
         arg_dict, aux_dict = self._exec.arg_dict, self._exec.aux_dict
         args = {n: arg_dict[n].copyto(cpu()) for n in self._param_names}
         if self._update_on_kvstore:  # row_sparse weights: every row, from the store (as MXNet)
-            for n in self._param_names:
+            for i, n in enumerate(self._param_names):
                 if args[n].stype == ROW_SPARSE:
                     every = NDArray(torch.arange(args[n].shape[0]))
-                    self._kvstore.row_sparse_pull(n, out=args[n], row_ids=every)
+                    self._kvstore.row_sparse_pull(n, out=args[n], row_ids=every, priority=-i)
         return args, {n: aux_dict[n].copyto(cpu()) for n in self._aux_names}
 
     def set_params(self, arg_params, aux_params=None, allow_missing=False, force_init=True,

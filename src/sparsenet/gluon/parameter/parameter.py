@@ -488,9 +488,30 @@ class Parameter:
                 raise StateError(f"Parameter '{self.name}' has not been initialized")
             self._deferred_init = self._deferred_init[:3] + (data,)
             return
+        self._release_from_store()
         with torch.no_grad():
             for arr in self._data:
                 copy_into(data, arr)
+
+    def _store_holding(self):
+        """The Trainer whose store updates this parameter (``update_on_kvstore``) and holds
+        its value already, or None."""
+        trainer = self._trainer
+        if trainer is None or not getattr(trainer, "_kv_initialized", False) \
+                or not getattr(trainer, "_update_on_kvstore", False):
+            return None
+        if any(p is self for p in trainer._params_to_init):
+            return None
+        return trainer
+
+    def _release_from_store(self):
+        """Before a new value is set: a Trainer whose store updates this parameter and holds
+        it already forgets its store (MXNet's ``_reset_kvstore``; the next step sets it up
+        again with the new value); a distributed store cannot be reset, so that raises
+        StateError (a RuntimeError, as MXNet's) and the value is left as it was."""
+        trainer = self._store_holding()
+        if trainer is not None:
+            trainer._reset_kvstore(self)
 
     def _reduce(self):
         """The value on the CPU (mean over contexts for dense parameters)."""

@@ -210,6 +210,11 @@ class ParameterDict:
                         f"contains parameters: "
                         f"{_brief_print_list(arg_dict.keys())}. Set "
                         f"allow_missing=True to ignore missing parameters.")
+        for name in arg_dict:  # before anything is written: all of it loads, or none
+            param = self._params.get(name)
+            trainer = param._store_holding() if param is not None and param._data else None
+            if trainer is not None:
+                trainer._check_resettable(param)
         for name in arg_dict:
             if name not in self._params:
                 if not ignore_extra:
