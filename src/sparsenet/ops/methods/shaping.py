@@ -12,6 +12,7 @@ Each forwards to its operator (:mod:`sparsenet.ops.shape`, :mod:`sparsenet.ops.l
 import torch
 
 from ... import recording
+from ...base import InvalidArgumentTypeError
 from .. import layout
 from .. import shape as shape_ops  # not "shape": broadcast_to's parameter
 from ..pooling import Pad
@@ -43,15 +44,33 @@ def T(self):  # noqa: N802 - MXNet's property name
 def reshape(self, *new_shape, **kwargs):
     """Return a view with a new shape; MXNet's special values 0, -1, -2, -3, -4 work.
 
+    A float dimension that is a whole number is taken as that integer (MXNet's own tests
+    write ``reshape((n / 2, 2))``, from Python 2's integer division); ``2.5`` is refused.
+
     >>> import sparsenet as mx
     >>> mx.nd.zeros((2, 3, 4)).reshape((0, -1)).shape
     (2, 12)
+    >>> mx.nd.zeros((4, 2)).reshape((8 / 2, 2)).shape
+    (4, 2)
     """
     if len(new_shape) == 1 and isinstance(new_shape[0], (list, tuple)):
         new_shape = tuple(new_shape[0])
     if "shape" in kwargs:
         new_shape = tuple(kwargs.pop("shape"))
+    new_shape = tuple(_whole(d, new_shape) for d in new_shape)
     return shape_ops.reshape(self, shape=new_shape, reverse=kwargs.pop("reverse", False))
+
+
+def _whole(d, shape):
+    """A float dimension that is a whole number (``n / 2`` of an even ``n``: MXNet code
+    written for Python 2's integer division) as that int; any other float refused; other
+    values as given, for the operator's own checks."""
+    if not isinstance(d, float):
+        return d
+    if d.is_integer():
+        return int(d)
+    raise InvalidArgumentTypeError(f"reshape: expected integer dimensions, got {shape!r} "
+                                   f"({d!r} is not a whole number)")
 
 
 def reshape_like(self, other):
