@@ -362,6 +362,17 @@ def scenario_compressed(rank, world):
         out["mix"] = None
     except DistributedError as e:
         out["mix"] = str(e)
+    # a Trainer hands compression_params to the dist store it creates (MXNet's Trainer does)
+    net = mx.gluon.nn.Dense(1, in_units=4, use_bias=False)
+    net.initialize(mx.init.Zero())
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1},
+                               kvstore="dist_sync",
+                               compression_params={"type": "2bit", "threshold": T})
+    with mx.autograd.record():
+        loss = net(mx.nd.ones((1, 4)) * (rank + 1)).sum()
+    loss.backward()
+    trainer.step(1)
+    out["trainer_w"] = net.weight.data().asnumpy()
     return out
 
 
@@ -395,3 +406,28 @@ def test_dist_two_ranks_pull_the_sum_of_quantised_pushes():
         assert out["big_push_bytes"] == 4 * math.ceil(200 * 500 / 16)
         assert out["plain_bytes"] / out["big_push_bytes"] >= 14
         assert out["push_bytes"] == 4 * sum(math.ceil(np.prod(s) / 16) for s in SHAPES.values())
+        # each rank's gradient (rank + 1 per weight, both at or above T) is sent as +T: the
+        # store's SGD step sees world * T, not 1 + 2 (uncompressed)
+        np.testing.assert_allclose(out["trainer_w"], np.full((1, 4), -0.1 * world * T),
+                                   rtol=1e-6)
+
+
+def test_trainer_checks_compression_params_and_warns_without_a_store():
+    net = mx.gluon.nn.Dense(1, in_units=2)
+    net.initialize()
+    with pytest.raises(InvalidArgumentError):
+        mx.gluon.Trainer(net.collect_params(), "sgd", compression_params={"type": "1bit"})
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd",
+                               compression_params={"type": "2bit", "threshold": 0.5})
+    with mx.autograd.record():
+        loss = net(mx.nd.ones((1, 2))).sum()
+    loss.backward()
+    with pytest.warns(UserWarning, match="compression_params has no effect without a "
+                                         "distributed kvstore"):
+        trainer.step(1)
+
+
+def test_module_checks_compression_params():
+    with pytest.raises(InvalidArgumentError):
+        mx.mod.Module(mx.sym.var("data") * 2, label_names=None,
+                      compression_params={"type": "2bit", "threshold": -1})

@@ -43,6 +43,7 @@ array([[0.5, 0. ]], dtype=float32)
 """
 import functools
 import threading
+import warnings
 
 import torch
 
@@ -51,6 +52,7 @@ from .. import kvstore as kvstore_mod
 from .. import optimizer as opt
 from ..base import InvalidArgumentError, InvalidArgumentTypeError, StateError
 from ..kvstore import KVStore
+from ..kvstore.compression import GradientCompression
 from ..ndarray.creation import zeros
 from ..ndarray.row_sparse import write_rows
 from ..atomic import atomic_write
@@ -96,8 +98,10 @@ class Trainer:
         several contexts are reduced in process. ``'dist_sync'`` (and the other
         ``'dist*'`` names) or a :class:`~sparsenet.kvstore.KVStore` object: the
         gradients go through that store (created at the first step).
-    compression_params : None
-        Gradient compression is not supported (None only).
+    compression_params : dict, optional
+        Gradient compression for a distributed kvstore, e.g. ``{'type': '2bit',
+        'threshold': 0.5}`` (see ``KVStore.set_gradient_compression``); checked at
+        construction. Without a distributed store it has no effect (a warning says so).
     update_on_kvstore : bool, optional
         With a store: whether the store runs the optimizer (default True, as
         MXNet; required, as in MXNet, for row_sparse weights, for row_sparse
@@ -149,9 +153,9 @@ class Trainer:
                 and not kvstore.startswith("dist"):
             raise InvalidArgumentError(f"Trainer: unknown kvstore {kvstore!r}; use None, "
                                        f"'local', 'device' or a 'dist*' name")
-        if compression_params is not None:
-            raise InvalidArgumentError("gradient compression is not supported: compression_params "
-                                       "must be None")
+        if compression_params is not None:  # checked now, handed to the store it creates
+            GradientCompression.from_params(compression_params)
+        self._compression_params = compression_params
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kv_initialized = False
         self._kvstore = None
@@ -263,11 +267,17 @@ class Trainer:
             return
         kv = self._kvstore_params["kvstore"]
         if kv is None or (isinstance(kv, str) and not kv.startswith("dist")):
+            if self._compression_params:
+                warnings.warn("Trainer: compression_params has no effect without a "
+                              "distributed kvstore (contexts are summed in process, "
+                              "uncompressed)", UserWarning, stacklevel=3)
             self._kvstore, self._update_on_kvstore, self._distributed = None, False, False
             self._kv_initialized = True
             return
         if isinstance(kv, str):
             kv = kvstore_mod.create(kv)
+        if self._compression_params:  # as MXNet: the store compresses the pushed gradients
+            kv.set_gradient_compression(self._compression_params)
         self._update_on_kvstore = self._check_update_on_kvstore(kv)
         self._distributed = "dist" in kv.type
         self._kvstore = kv

@@ -34,6 +34,7 @@ from ..base import InvalidArgumentError, InvalidArgumentTypeError, SparsenetErro
 from ..context import as_context, cpu
 from ..initializer import InitDesc
 from ..kvstore import KVStore
+from ..kvstore.compression import GradientCompression
 from ..model import checkpoint_paths, load_checkpoint
 from ..ndarray.creation import zeros
 from ..ndarray.ndarray import NDArray, copy_into
@@ -107,6 +108,9 @@ class Module(BaseModule):
             raise InvalidArgumentError(f"Module: work_load_list has {len(work_load_list)} entries "
                                        f"for {len(self._context)} contexts")
         self._work_load_list = work_load_list
+        if compression_params is not None:  # checked now, handed to a distributed store
+            GradientCompression.from_params(compression_params)
+        self._compression_params = compression_params
         self._symbol = symbol
         self._data_names = _names(data_names, ())
         self._label_names = _names(label_names, ())
@@ -411,6 +415,8 @@ class Module(BaseModule):
                           stacklevel=2)
             return
         kv = self._create_kvstore(kvstore)
+        if kv is not None and self._compression_params:
+            kv.set_gradient_compression(self._compression_params)
         batch_size = self._data_shapes[0].shape[0]
         if kv is not None and "dist" in getattr(kv, "type", "") and "_sync" in kv.type:
             batch_size *= kv.num_workers
