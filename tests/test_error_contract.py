@@ -117,6 +117,64 @@ def _xavier_on_vector():
     mx.init.Xavier()(mx.init.InitDesc("fc_weight"), mx.nd.zeros((3,)))
 
 
+def _torch_sgd(**kw):
+    import torch
+
+    from sparsenet.torch import optim
+    return optim.SGD([torch.nn.Parameter(torch.zeros(6, 3))], **kw)
+
+
+def _torch_load_broadcast_state():
+    import torch
+
+    from sparsenet.torch import optim
+    small = optim.SGD([torch.nn.Parameter(torch.zeros(1, 3))], lr=0.1, momentum=0.9)
+    small.state[small.param_groups[0]["params"][0]]["mom"] = torch.zeros(1, 3)
+    big = _torch_sgd(lr=0.1, momentum=0.9)
+    state = small.state_dict()
+    state["state"] = {0: {"mom": torch.zeros(1, 3)}}
+    big.load_state_dict(state)
+
+
+def _torch_load_string_step():
+    import torch
+
+    from sparsenet.torch import optim
+    opt = optim.Adam([torch.nn.Parameter(torch.zeros(2, 3))], lr=0.1)
+    state = opt.state_dict()
+    state["state"] = {0: {"step": "three", "exp_avg": torch.zeros(2, 3),
+                          "exp_avg_sq": torch.zeros(2, 3)}}
+    opt.load_state_dict(state)
+
+
+class _RaisingOp(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        open("/nonexistent/sparsenet-contract")  # FileNotFoundError in user code
+
+
+@mx.operator.register("contract_raising")
+class _RaisingProp(mx.operator.CustomOpProp):
+    def __init__(self, shape="same"):
+        super().__init__(need_top_grad=False)
+        self.shape = shape
+
+    def infer_shape(self, in_shape):
+        if self.shape == "same":
+            out = in_shape[0]
+        else:  # a whole number as an int, anything else as the float it is
+            out = [int(self.shape) if self.shape.isdigit() else float(self.shape), 2]
+        return in_shape, [out], []
+
+    def create_operator(self, ctx, in_shapes, in_dtypes):
+        return _RaisingOp()
+
+
+def _model_dir(tmp, text):
+    from sparsenet.cli import model_dir
+    (tmp / "model.json").write_text(text)
+    return model_dir.read_config(str(tmp))
+
+
 # (id, call taking the tmp directory, builtin class the error must also be)
 CASES = [
     # shapes
@@ -258,6 +316,29 @@ CASES = [
      lambda t: mx.autograd.backward([_dense(1)], [_dense(1), _dense(1)]), ValueError),
     ("ftrl-zero-lr", lambda t: mx.nd.ftrl_update(_dense(2), _dense(2), mx.nd.zeros((2,)),
                                                  mx.nd.zeros((2,)), lr=0.0), ValueError),
+    # the PyTorch optimizers
+    ("torch-optim-negative-lr", lambda t: _torch_sgd(lr=-1.0), ValueError),
+    ("torch-optim-lazy-mode", lambda t: _torch_sgd(lr=0.1, lazy_update="sometimes"), ValueError),
+    ("torch-optim-state-shape", lambda t: _torch_load_broadcast_state(), ValueError),
+    ("torch-optim-state-step-type", lambda t: _torch_load_string_step(), ValueError),
+    # custom operators: the user's exception keeps its class; shapes are checked
+    ("custom-op-user-oserror",
+     lambda t: mx.nd.Custom(_dense(2), op_type="contract_raising"), FileNotFoundError),
+    ("custom-op-float-shape",
+     lambda t: mx.nd.Custom(_dense(2), op_type="contract_raising", shape="2.5"), TypeError),
+    ("custom-op-huge-shape",
+     lambda t: mx.nd.Custom(_dense(2), op_type="contract_raising", shape="1" + "0" * 15),
+     MemoryError),
+    ("bind-huge-output", lambda t: mx.sym.FullyConnected(
+        mx.sym.var("x"), num_hidden=2**40, no_bias=True).simple_bind(mx.cpu(), x=(2, 4)),
+     MemoryError),
+    # the CLI's model directories
+    ("model-dir-not-json", lambda t: _model_dir(t, "{"), ValueError),
+    ("model-dir-negative-epoch", lambda t: _model_dir(t, json.dumps({
+        "format": "sparsenet-model", "version": 1, "model": "logistic", "task": "binary",
+        "features": 4, "classes": None, "arch": {}, "epoch": -3})), ValueError),
+    ("model-dir-deep-nesting", lambda t: _model_dir(t, "[" * 100000 + "]" * 100000),
+     ValueError),
 ]
 
 
