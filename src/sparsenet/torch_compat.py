@@ -20,7 +20,8 @@ import torch.nn.functional as F
 from .base import ConcurrentModificationError
 
 __all__ = ["set_grad_enabled", "run_backward", "run_grad", "modified_error", "increment_version",
-           "coo_parts", "embedding_bag", "node_metadata", "fused_adam", "PRIVATE"]
+           "coo_parts", "embedding_bag", "node_metadata", "fused_adam", "fused_adam_many",
+           "PRIVATE"]
 
 
 def _lookup(owner, *path):
@@ -290,3 +291,37 @@ def fused_adam(param, grad, exp_avg, exp_avg_sq, *, lr, beta1, beta2, eps, weigh
            beta1=float(beta1), beta2=float(beta2), weight_decay=float(weight_decay),
            eps=float(eps), amsgrad=False, maximize=False)
     return True
+
+
+def fused_adam_many(params, grads, exp_avgs, exp_avg_sqs, *, lr, beta1, beta2, eps,
+                    weight_decay=0.0, decoupled=False):
+    """:func:`fused_adam` on lists of tensors in one call of torch's fused kernel (which
+    runs the one-tensor kernel on each in turn: the same bits as one call per tensor);
+    return the positions it did not take (nothing written there): those of another
+    device or dtype than the first tensor's, or that the kernel does not take.
+
+    >>> ps, gs = [torch.ones(2), torch.ones(3)], [torch.ones(2), torch.ones(3)]
+    >>> ms, vs = [torch.zeros(2), torch.zeros(3)], [torch.zeros(2), torch.zeros(3)]
+    >>> rest = fused_adam_many(ps, gs, ms, vs, lr=0.1, beta1=0.9, beta2=0.99, eps=0.0)
+    >>> rest == [] or rest == [0, 1]
+    True
+    """
+    kernel = PRIVATE["fused_adamw" if decoupled else "fused_adam"]
+    if kernel is None or not (0.0 <= beta1 < 1.0 and 0.0 <= beta2 < 1.0) or not params:
+        return list(range(len(params)))
+    device, dtype, taken, rest = params[0].device, params[0].dtype, ([], [], [], []), []
+    for i, ts in enumerate(zip(params, grads, exp_avgs, exp_avg_sqs)):
+        if dtype in _FUSED_DTYPES and all(t.dtype == dtype and t.device == device
+                                          and t.is_contiguous() for t in ts):
+            for lst, t in zip(taken, ts):
+                lst.append(t)
+        else:
+            rest.append(i)
+    if taken[0]:
+        step = _NO_BIAS_CORRECTION.get(device)
+        if step is None:
+            step = _NO_BIAS_CORRECTION[device] = torch.full((), float("inf"), device=device)
+        kernel(*taken, [], [step] * len(taken[0]), lr=float(lr), beta1=float(beta1),
+               beta2=float(beta2), weight_decay=float(weight_decay), eps=float(eps),
+               amsgrad=False, maximize=False)
+    return rest

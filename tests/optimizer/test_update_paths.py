@@ -195,8 +195,10 @@ def test_fused_adam_declines_what_it_cannot_take():
 
 def test_adam_optimizer_dense_gradient_uses_torch_fused_kernel(monkeypatch):
     calls = []
-    real = adam.fused_adam
+    real, real_many = adam.fused_adam, adam.fused_adam_many
     monkeypatch.setattr(adam, "fused_adam", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(adam, "fused_adam_many",  # (the list form: one call for many weights)
+                        lambda *a, **k: calls.append(1) or real_many(*a, **k))
     opt = mx.optimizer.Adam(learning_rate=0.1)
     w = mx.nd.ones((4, 3))
     opt.update(0, w, mx.nd.ones((4, 3)), opt.create_state(0, w))

@@ -37,6 +37,14 @@ def _device(ctx):
     return ctx.torch_device
 
 
+def _context(ctx):
+    """The checked :class:`~sparsenet.Context` of ``ctx`` (None: the current one), resolved
+    once for both the tensor's device and the array's placement."""
+    ctx = as_context(ctx)
+    ctx.check_available()
+    return ctx
+
+
 def _on(array, ctx):
     """``array`` placed on ``ctx`` (None: the current context); see
     :func:`~sparsenet.context.place`."""
@@ -109,7 +117,8 @@ def array(source_array, ctx=None, dtype=None):
         dtype = mx_real_t
     if ctx is None and isinstance(source_array, NDArray):
         ctx = source_array.context
-    return _on(NDArray(_to_tensor(source_array, dtype, _device(ctx))), ctx)
+    ctx = _context(ctx)
+    return place(NDArray(_to_tensor(source_array, dtype, ctx.torch_device)), ctx)
 
 
 def from_numpy(ndarray, zero_copy=True):
@@ -186,8 +195,9 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
-    t = memory.zeros(as_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))
-    return _on(NDArray(t), ctx)
+    ctx = _context(ctx)
+    t = memory.zeros(as_shape(shape), dtype=torch_dtype(dtype), device=ctx.torch_device)
+    return place(NDArray(t), ctx)
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
@@ -197,8 +207,9 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.ones((2,)).asnumpy()
     array([1., 1.], dtype=float32)
     """
-    t = memory.full(as_shape(shape), 1, dtype=torch_dtype(dtype), device=_device(ctx))
-    return _on(NDArray(t), ctx)
+    ctx = _context(ctx)
+    t = memory.full(as_shape(shape), 1, dtype=torch_dtype(dtype), device=ctx.torch_device)
+    return place(NDArray(t), ctx)
 
 
 def full(shape, val, ctx=None, dtype=None, **kwargs):
@@ -208,8 +219,9 @@ def full(shape, val, ctx=None, dtype=None, **kwargs):
     >>> mx.nd.full((2,), 7).asnumpy()
     array([7., 7.], dtype=float32)
     """
-    t = memory.full(as_shape(shape), val, dtype=torch_dtype(dtype), device=_device(ctx))
-    return _on(NDArray(t), ctx)
+    ctx = _context(ctx)
+    t = memory.full(as_shape(shape), val, dtype=torch_dtype(dtype), device=ctx.torch_device)
+    return place(NDArray(t), ctx)
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -221,8 +233,9 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     """
     if stype is not None and stype != DEFAULT:
         return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
-    t = memory.empty(as_shape(shape), dtype=torch_dtype(dtype), device=_device(ctx))
-    return _on(NDArray(t), ctx)
+    ctx = _context(ctx)
+    t = memory.empty(as_shape(shape), dtype=torch_dtype(dtype), device=ctx.torch_device)
+    return place(NDArray(t), ctx)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, ctx=None, dtype=None):

@@ -278,8 +278,21 @@ class NDArray:
         return self._t.__dlpack_device__()
 
     def copy(self):
-        """Return a deep copy (same storage type and context)."""
-        return self.copyto(self.context)
+        """Return a deep copy (same storage type and context).
+
+        >>> import sparsenet as mx
+        >>> a = mx.nd.ones((2,)); b = a.copy(); b[:] = 3
+        >>> a.asnumpy(), b.asnumpy()
+        (array([1., 1.], dtype=float32), array([3., 3.], dtype=float32))
+        """
+        t = self._t
+        if t is None or recording.STATE.recording:  # sparse, or a copy a graph records
+            return self.copyto(self.context)
+        # dense, nothing recorded: a clone cut from any graph, on the array's own context
+        # (copy_to_context's result without its context checks and grad-mode switch)
+        out = NDArray(t.detach().clone())
+        ctx = getattr(self, "_ctx", None)
+        return out if ctx is None else place(out, ctx)
 
     def copyto(self, other):
         """Copy into ``other`` (an array, whose storage type is kept) or onto a Context.

@@ -109,13 +109,25 @@ def Embedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # no
     array([[4., 5.],
            [0., 1.]], dtype=float32)
     """
-    ids = _checked_ids(data, weight.shape[0])
-    return F.embedding(ids, weight, sparse=sparse_grad)
+    return lookup_rows(data, weight, sparse_grad)
+
+
+_INT_IDS = (torch.int64, torch.int32)
 
 
 def _checked_ids(data, n):
-    # int32 ids stay int32 (torch's embedding takes them); others become int64
-    ids = data if data.dtype in (torch.int64, torch.int32) else data.to(torch.int64)
+    """The ids as an integer tensor (int32 and int64 ids as they are, others truncated to
+    int64), checked against ``[0, n)``: :class:`~sparsenet.base.IndexOutOfRangeError`
+    names the first bad extreme.
+
+    >>> _checked_ids(torch.tensor([2.0, 0.0]), 3)
+    tensor([2, 0])
+    >>> _checked_ids(torch.tensor([3]), 3)
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.IndexOutOfRangeError: Embedding: id 3 is out of range [0, 3) (input_dim=3)
+    """
+    ids = data if data.dtype in _INT_IDS else data.to(torch.int64)
     if ids.numel():
         lo, hi = torch.aminmax(ids)
         lo, hi = int(lo), int(hi)
@@ -124,6 +136,31 @@ def _checked_ids(data, n):
             raise IndexOutOfRangeError(f"Embedding: id {bad} is out of range [0, {n}) "
                                        f"(input_dim={n})")
     return ids
+
+
+def lookup_rows(data, weight, sparse=False):
+    """``weight``'s rows at the ids ``data`` (torch's embedding lookup, a sparse gradient
+    when ``sparse``), the ids checked against ``[0, weight.shape[0])`` as
+    :func:`_checked_ids` checks them, at no cost when they are in range: on the CPU the
+    lookup itself checks every id (its IndexError, raised before anything is computed,
+    becomes the :class:`~sparsenet.base.IndexOutOfRangeError` that names the id); on
+    other devices (where a bad id is a device-side assert) the ids are checked first.
+
+    >>> lookup_rows(torch.tensor([1.0]), torch.tensor([[0.0], [5.0]]))
+    tensor([[5.]])
+    >>> lookup_rows(torch.tensor([-1]), torch.zeros(2, 1))
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.IndexOutOfRangeError: Embedding: id -1 is out of range [0, 2) (input_dim=2)
+    """
+    if not weight.is_cpu:
+        return torch.embedding(weight, _checked_ids(data, weight.shape[0]), -1, False, sparse)
+    ids = data if data.dtype in _INT_IDS else data.to(torch.int64)
+    try:
+        return torch.embedding(weight, ids, -1, False, sparse)
+    except IndexError:
+        _checked_ids(ids, weight.shape[0])  # names the bad id
+        raise
 
 
 @input_shapes(Embedding)
@@ -153,8 +190,7 @@ def _embedding_dtypes(dtypes, params):
 @rule(Embedding, DEFAULT, DEFAULT, out=DEFAULT)
 def _embedding_dense_weight(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
                             sparse_grad=False):
-    ids = _checked_ids(data._t, weight.shape[0])
-    return NDArray(F.embedding(ids, weight._t, sparse=_wants_sparse_grad(weight)))
+    return NDArray(lookup_rows(data._t, weight._t, _wants_sparse_grad(weight)))
 
 
 @rule(Embedding, DEFAULT, ROW_SPARSE, out=DEFAULT)

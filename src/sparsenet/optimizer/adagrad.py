@@ -43,13 +43,13 @@ class AdaGrad(Optimizer):
     def create_state(self, index, weight):
         return zeros(weight.shape, weight.context, stype=weight.stype)
 
-    def _update_impl(self, index, weight, grad, state):
+    def _step(self, index):
         lr, wd, _ = self._count(index)
-        self._apply(weight, grad, state, {"lr": lr, "wd": wd})
+        return {"lr": lr, "wd": wd}
 
-    def _fused(self, weight, grad, state, step, lazy):
-        adagrad_update.update(weight, grad, state, epsilon=self.float_stable_eps,
-                              **self._grad_kwargs(step, lazy))
+    def _fused_args(self, state, step, lazy):
+        return adagrad_update, (state,), dict(epsilon=self.float_stable_eps,
+                                              **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         return [[1.0 - step["lr"] * step["wd"]]]

@@ -61,16 +61,14 @@ class Adam(Optimizer):
     def create_state(self, index, weight):
         return self._zero_state(weight), self._zero_state(weight)
 
-    def _update_impl(self, index, weight, grad, state):
+    def _step(self, index):
         lr, wd, t = self._count(index)
         lr *= math.sqrt(1.0 - self.beta2 ** t) / (1.0 - self.beta1 ** t)
-        self._apply(weight, grad, state, {"lr": lr, "wd": wd, "L": lr, "c": 0.0,
-                                          "e": self.epsilon})
+        return {"lr": lr, "wd": wd, "L": lr, "c": 0.0, "e": self.epsilon}
 
-    def _fused(self, weight, grad, state, step, lazy):
-        mean, var = state
-        adam_update.update(weight, grad, mean, var, beta1=self.beta1, beta2=self.beta2,
-                           epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
+    def _fused_args(self, state, step, lazy):
+        return adam_update, state, dict(beta1=self.beta1, beta2=self.beta2,
+                                        epsilon=self.epsilon, **self._grad_kwargs(step, lazy))
 
     def _skip_map(self, step):
         if step["wd"]:

@@ -328,7 +328,23 @@ class Optimizer:
         self._update_impl(index, weight, grad, state)
 
     def _update_impl(self, index, weight, grad, state):
+        """Count the update of ``index`` and apply it (:meth:`_step`, then :meth:`_apply`)."""
+        if type(self)._step is Optimizer._step:
+            raise UnsupportedError(f"{type(self).__name__} must override update()")
+        self._apply(weight, grad, state, self._step(index))
+
+    def _step(self, index):
+        """Count one update of parameter ``index``; return this step's hyperparameters
+        (``lr``, ``wd``, ...) for :meth:`_apply` (an optimizer defines it with
+        :meth:`_fused_args`, or overrides :meth:`_update_impl`)."""
         raise UnsupportedError(f"{type(self).__name__} must override update()")
+
+    #: ``_fused_args(state, step, lazy) -> (op, states, params)``: the update operator this
+    #: optimizer's step calls, the state arrays it passes and its keyword parameters.
+    #: Optimizers that define it (with :meth:`_step`) get :meth:`_fused` and a list update
+    #: that hands every weight of a list to the operator's list entry at once
+    #: (:meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update_many`).
+    _fused_args = None
 
     def update_multi_precision(self, index, weight, grad, state):
         """Update, going through the float32 master copy for float16 weights.
@@ -342,6 +358,9 @@ class Optimizer:
         array([0.5, 0.5], dtype=float16)
         """
         if isinstance(index, (list, tuple)):
+            if self.lazy_update != "exact" and _has_list_form(type(self)):
+                self._update_list(index, weight, grad, state)
+                return
             for i, w, g, s in zip(index, weight, grad, state):
                 self.update_multi_precision(i, w, g, s)
             return
@@ -352,6 +371,33 @@ class Optimizer:
         self._touched = None
         self.update(index, master, grad.astype(np.float32), inner)
         _copy_rows(master, weight, self._touched)
+
+    def _update_list(self, index, weight, grad, state):
+        """A list update through the operators' list entries: each index is counted and
+        its step read in order (as one update per index does), then the weights of each
+        operator go to its :meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update_many`
+        at once, with one parameter dict per distinct set of hyperparameters (the items
+        whose rule row has a list kernel run together). float16 weights with
+        ``multi_precision`` are updated one at a time, in their turn. Not for
+        ``lazy_update='exact'`` (whose clocks run per weight)."""
+        lazy, mp, fused_args = self.lazy_update, self.multi_precision, self._fused_args
+        calls, shared = {}, {}
+        for i, w, g, s in zip(index, weight, grad, state):
+            if mp and w.dtype == np.float16:
+                self.update_multi_precision(i, w, g, s)
+                continue
+            op, states, params = fused_args(s, self._step(i), lazy)
+            params = shared.setdefault((op, tuple(params.items())), params)
+            lists = calls.get(op)
+            if lists is None:
+                lists = calls[op] = ([], [], [], [])
+            lists[0].append(w)
+            lists[1].append(g)
+            lists[2].append(states)
+            lists[3].append(params)
+        self._touched = None
+        for op, lists in calls.items():
+            op.update_many(*lists)
 
     # ------------------------------------------------------------------ lazy modes
     def _apply(self, weight, grad, state, step):
@@ -390,8 +436,11 @@ class Optimizer:
     def _fused(self, weight, grad, state, step, lazy):
         """Call the fused update operator(s) of this optimizer, through their
         :meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update` entry (whose rule rows
-        pick the kernel)."""
-        raise UnsupportedError(f"{type(self).__name__} must override _fused()")
+        pick the kernel): by default the operator :attr:`_fused_args` names."""
+        if self._fused_args is None:
+            raise UnsupportedError(f"{type(self).__name__} must override _fused()")
+        op, states, params = self._fused_args(state, step, lazy)
+        op.update(weight, grad, *states, **params)
 
     def _zero_grad_is_identity(self, index):
         """Whether an update of parameter ``index`` with an all-zero gradient leaves its weight
@@ -524,6 +573,39 @@ class Optimizer:
         self.__dict__ = state
         self.param_dict = {}
         self._clocks = ClockTable()
+
+
+#: What a list update may skip: an optimizer class whose per-weight path is :meth:`_step`
+#: and :attr:`_fused_args` (none of its classes below Optimizer customises the steps around
+#: them) updates a list through the operators' list entries.
+_PER_WEIGHT_STEPS = ("update", "_update_impl", "_apply", "_fused", "update_multi_precision")
+_LIST_FORM = {}
+
+
+def _has_list_form(cls):
+    """Whether ``cls``'s list updates may go through :meth:`Optimizer._update_list` (the
+    same result as one update per weight): it defines :attr:`~Optimizer._fused_args` and
+    :meth:`~Optimizer._step`, and no class of it overrides the per-weight steps they feed.
+
+    (Adam and AdaGrad have one; the base class has none.)
+
+    >>> _has_list_form(Optimizer)
+    False
+    """
+    got = _LIST_FORM.get(cls)
+    if got is None:
+        args = step = False
+        for klass in cls.__mro__:
+            names = klass.__dict__
+            if names.get("_fused_args", 0) is None:  # the base class (its steps use both)
+                break
+            if any(name in names for name in _PER_WEIGHT_STEPS):
+                args = False
+                break
+            args = args or "_fused_args" in names
+            step = step or "_step" in names
+        got = _LIST_FORM[cls] = args and step
+    return got
 
 
 @torch.no_grad()

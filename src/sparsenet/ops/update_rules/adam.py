@@ -8,7 +8,8 @@ Kernel variants of the rows, one function each:
 * Adam and AdamW, dense gradient on a dense weight: ``_adam_dense_fused`` /
   ``_adamw_dense_fused`` (torch's fused Adam kernel, :func:`sparsenet.torch_compat.fused_adam`;
   with rescaling, clipping or L2 decay the gradient is prepared a cache-sized chunk of rows
-  at a time) or the definition on every row;
+  at a time) or the definition on every row; for a list of Adam weights
+  (``_adam_dense_many``), the small ones in one call of the fused kernel;
 * everything else: the generic rows of
   :func:`~sparsenet.ops.update_rules.core.register_update_rules`.
 
@@ -21,9 +22,10 @@ array([1.   , 0.684, 1.   ], dtype=float32)
 """
 import torch
 
-from ...torch_compat import fused_adam
+from ...torch_compat import fused_adam, fused_adam_many
 from .. import row_kernels
 from .core import (
+    by_params,
     check_grad,
     dense_rows,
     full_rows,
@@ -100,19 +102,64 @@ def _adam_dense_fused(w, g, m, v, lr, beta1, beta2, epsilon, wd, rescale_grad, c
     return True
 
 
-def _adam_dense(weight, grad, mean, var, *, lr=None, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                wd=0.0, rescale_grad=1.0, clip_gradient=-1.0, lazy_update=True):
-    """Adam with a dense gradient on a dense weight: torch's fused kernel, else the
-    definition on every row."""
-    check_grad(weight, grad, "adam_update")
-    lr = need_lr(lr, "adam_update")
-    w, g, m, v = weight._t, grad._t, mean._t, var._t
+def _adam_dense_one(w, g, m, v, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient):
+    """Adam on one dense weight's tensors: torch's fused kernel, else the definition on every
+    row."""
     if not _adam_dense_fused(w, g, m, v, lr, beta1, beta2, epsilon, wd, rescale_grad,
                              clip_gradient):
         dense_rows(adam_update, [w, m, v], g, dict(
             lr=lr, beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd, rescale_grad=rescale_grad,
             clip_gradient=clip_gradient))
+
+
+def _adam_dense_group(p, items):
+    """Adam on the ``(weight, grad, (mean, var), p)`` items sharing the parameter dict ``p``:
+    the weights whose gradient is prepared in one piece (no rescaling or clipping, or one
+    cache-sized chunk of rows) in one call of torch's fused kernel
+    (:func:`~sparsenet.torch_compat.fused_adam_many`), each computed as
+    :func:`_adam_dense_fused` computes it alone (the same bits); the others one at a time."""
+    lr = need_lr(p.get("lr"), "adam_update")
+    beta1, beta2, epsilon = p.get("beta1", 0.9), p.get("beta2", 0.999), p.get("epsilon", 1e-8)
+    wd, rescale_grad = p.get("wd", 0.0), p.get("rescale_grad", 1.0)
+    clip_gradient = p.get("clip_gradient", -1.0)
+    plain = rescale_grad == 1.0 and no_clip(clip_gradient)
+    whole, single = [], []
+    for w, g, s, _ in items:
+        t = w._t
+        if plain or len(row_chunks(t.shape[0], t)) == 1:
+            whole.append((t, g._t, s[0]._t, s[1]._t))
+        else:
+            single.append((t, g._t, s[0]._t, s[1]._t))
+    if whole:
+        ws, gs, ms, vs = (list(ts) for ts in zip(*whole))
+        if not plain:  # the gradient with weight decay, rescaled and clipped, as one chunk
+            gs = [grad_plus_wd(g, w, rescale_grad, wd, clip_gradient) for w, g in zip(ws, gs)]
+        rest = fused_adam_many(ws, gs, ms, vs, lr=lr, beta1=beta1, beta2=beta2, eps=epsilon,
+                               weight_decay=wd if plain else 0.0)
+        single.extend(whole[i] for i in rest)
+    for w, g, m, v in single:
+        _adam_dense_one(w, g, m, v, lr, beta1, beta2, epsilon, wd, rescale_grad, clip_gradient)
+
+
+def _adam_dense_many(items):
+    """Adam with dense gradients on dense weights and moments, for a list of
+    ``(weight, grad, (mean, var), params)``: the items sharing one parameter dict run together
+    (:func:`_adam_dense_group`)."""
+    for w, g, _, _ in items:
+        check_grad(w, g, "adam_update")
+    for p, group in by_params(items):
+        _adam_dense_group(p, group)
+
+
+def _adam_dense(weight, grad, mean, var, **params):
+    """Adam with a dense gradient on a dense weight (the list kernel's group on one item, so
+    that a list update and one update per weight give the same bits)."""
+    check_grad(weight, grad, "adam_update")
+    _adam_dense_group(params, [(weight, grad, (mean, var), params)])
     return weight
+
+
+_adam_dense.many = _adam_dense_many
 
 
 # ---------------------------------------------------------------------- Adam: operator

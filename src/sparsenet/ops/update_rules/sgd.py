@@ -17,7 +17,6 @@ Kernel variants of the rows, one function each:
 array([1.  , 0.89, 1.  ], dtype=float32)
 """
 
-from ...ndarray.ndarray import wrap
 from ...torch_compat import foreach_add_, foreach_mul_
 from .. import row_kernels
 from .core import (
@@ -78,7 +77,18 @@ def _sgd_dense_native(pairs, lr, rescale_grad):
 
 def _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient):
     """Plain SGD on the tensors of ``pairs`` with torch's multi-tensor kernels (one pass per
-    weight without weight decay)."""
+    weight without weight decay); one weight on the CPU with the tensor's own ops, which are
+    what torch's CPU multi-tensor kernels run on each tensor (the same bits, without the
+    lists)."""
+    if len(pairs) == 1 and pairs[0][0].is_cpu:
+        w, g = pairs[0]
+        if wd:
+            w.mul_(1.0 - lr * wd)
+        if no_clip(clip_gradient):
+            w.add_(g, alpha=-lr * rescale_grad)
+        else:
+            w.add_(rescale_clip(g, rescale_grad, clip_gradient), alpha=-lr)
+        return
     ws = [w for w, _ in pairs]
     if wd:
         foreach_mul_(ws, 1.0 - lr * wd)
@@ -89,26 +99,33 @@ def _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient):
                      alpha=-lr)
 
 
+def _sgd_dense_group(p, pairs):
+    """Plain SGD on the checked ``(weight, grad)`` tensors of ``pairs`` sharing the parameter
+    dict ``p``: without weight decay or clipping the small CPU ones in one native call, the
+    others in torch's multi-tensor kernels."""
+    lr, wd = need_lr(p.get("lr"), "sgd_update"), p.get("wd", 0.0)
+    rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
+    if not wd and no_clip(clip_gradient):
+        pairs = _sgd_dense_native(pairs, lr, rescale_grad)
+    if pairs:
+        _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient)
+
+
 def _sgd_dense_many(items):
     """Plain SGD, dense gradients on dense weights, for a list of ``(weight, grad, states,
-    params)``: the items sharing one parameter dict run together (the native kernel checks
-    the tensors it takes; the others are checked here)."""
+    params)``: every item is checked first, then the items sharing one parameter dict run
+    together (:func:`_sgd_dense_group`)."""
+    for w, g, _, _ in items:
+        check_grad(w, g, "sgd_update")
     for p, group in by_params(items):
-        pairs = [(w._t, g._t) for w, g, _, _ in group]  # the row's storage types: both dense
-        lr, wd = need_lr(p.get("lr"), "sgd_update"), p.get("wd", 0.0)
-        rescale_grad, clip_gradient = p.get("rescale_grad", 1.0), p.get("clip_gradient", -1.0)
-        if not wd and no_clip(clip_gradient):
-            pairs = _sgd_dense_native(pairs, lr, rescale_grad)
-        if pairs:
-            for w, g in pairs:
-                check_grad(wrap(w), wrap(g), "sgd_update")
-            _sgd_dense_torch(pairs, lr, wd, rescale_grad, clip_gradient)
+        _sgd_dense_group(p, [(w._t, g._t) for w, g, _, _ in group])  # the row's: both dense
 
 
 def _sgd_dense(weight, grad, **params):
-    """Plain SGD on a dense weight with a dense gradient (the list kernel on one item, so that
-    a list update and one update per weight give the same bits)."""
-    _sgd_dense_many([(weight, grad, (), params)])
+    """Plain SGD on a dense weight with a dense gradient (the list kernel's group on one
+    item, so that a list update and one update per weight give the same bits)."""
+    check_grad(weight, grad, "sgd_update")
+    _sgd_dense_group(params, [(weight._t, grad._t)])
     return weight
 
 
