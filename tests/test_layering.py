@@ -25,9 +25,10 @@ PACKAGE = SRC / "sparsenet"
 # level, only from its own layer or lower ones. "x.*" matches every submodule of x; a
 # plain name matches that module only and wins over a "x.*" pattern.
 LAYERS = [
-    ("base", ["sparsenet.base", "sparsenet.atomic"]),
+    ("base", ["sparsenet.base", "sparsenet.atomic", "sparsenet.dtypes"]),
     ("context/config", ["sparsenet.context", "sparsenet.config", "sparsenet.attribute",
-                        "sparsenet.runtime"]),
+                        "sparsenet.runtime", "sparsenet.util", "sparsenet.numpy",
+                        "sparsenet.profiler"]),
     ("torch_compat", ["sparsenet.torch_compat"]),
     ("recording", ["sparsenet.recording"]),
     ("ndarray containers", ["sparsenet.ndarray.*"]),
@@ -45,7 +46,8 @@ LAYERS = [
                                  "sparsenet.kvstore", "sparsenet.kvstore.*", "sparsenet.model",
                                  "sparsenet.callback", "sparsenet.cli", "sparsenet.cli.*",
                                  "sparsenet.torch", "sparsenet.torch.*",
-                                 "sparsenet.models", "sparsenet.models.*"]),
+                                 "sparsenet.models", "sparsenet.models.*",
+                                 "sparsenet.contrib", "sparsenet.contrib.*"]),
     ("test_utils", ["sparsenet.test_utils", "sparsenet.test_utils.*"]),
     ("package", ["sparsenet", "sparsenet.__main__"]),
 ]

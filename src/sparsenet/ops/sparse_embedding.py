@@ -23,7 +23,7 @@ __all__ = ["SparseEmbedding"]
 
 @defop(name="_contrib_SparseEmbedding")
 def SparseEmbedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",  # noqa: N802
-                    sparse_grad=False):
+                    sparse_grad=False, deterministic=False):
     """Look up rows of ``weight`` (``input_dim x output_dim``) at the integer ids ``data``.
 
     MXNet's ``contrib.SparseEmbedding`` (deprecated there in favour of
@@ -43,6 +43,12 @@ def SparseEmbedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
         Data type of the weight (kept for MXNet compatibility).
     sparse_grad : bool
         Accepted for compatibility; the gradient is row_sparse regardless.
+        (MXNet 1.9.1's ``SparseEmbedding`` refuses this parameter; sparsenet accepts it.)
+    deterministic : bool
+        MXNet's switch for a deterministic order of gradient accumulation. The
+        backward here always accumulates in one fixed order (repeated ids are
+        summed by a sort-based coalesce), so both values give the same, repeatable
+        gradient.
 
     >>> import sparsenet as mx
     >>> w = mx.nd.array([[0.0, 1.0], [2.0, 3.0]])
@@ -54,7 +60,13 @@ def SparseEmbedding(data, weight, *, input_dim=0, output_dim=0, dtype="float32",
     return F.embedding(ids, weight, sparse=True)
 
 
-rule(SparseEmbedding, DEFAULT, DEFAULT, out=DEFAULT)(_embedding_dense_weight)
-rule(SparseEmbedding, DEFAULT, ROW_SPARSE, out=DEFAULT)(_embedding_rsp_weight)
+@rule(SparseEmbedding, DEFAULT, DEFAULT, out=DEFAULT)
+def _sparse_embedding_dense_weight(data, weight, *, deterministic=False, **params):
+    return _embedding_dense_weight(data, weight, **params)
+
+
+@rule(SparseEmbedding, DEFAULT, ROW_SPARSE, out=DEFAULT)
+def _sparse_embedding_rsp_weight(data, weight, *, deterministic=False, **params):
+    return _embedding_rsp_weight(data, weight, **params)
 input_shapes(SparseEmbedding)(_embedding_input_shapes)
 dtype_rule(SparseEmbedding)(_embedding_dtypes)

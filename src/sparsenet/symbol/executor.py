@@ -49,14 +49,16 @@ __all__ = ["Executor", "Program", "simple_bind"]
 _GRAD_REQS = ("write", "add", "null")
 
 
-def _per_arg(value, names, what, default=None, ignored=()):
+def _per_arg(value, names, what, default=None, ignored=(), extra="raise"):
     """A per-argument value from a list (in argument order), a dict or one value for all.
 
     Dict keys in ``ignored`` (auxiliary states, which take no gradient) are skipped.
+    ``extra="ignore"`` skips dict keys that are not arguments, as MXNet 1.9.1's
+    ``bind(args=dict)`` does (a misspelt key still fails: its argument is missing).
     """
     if isinstance(value, dict):
         unknown = [k for k in value if k not in names and k not in ignored]
-        if unknown:
+        if unknown and extra != "ignore":
             raise InvalidArgumentError(f"{what}: {unknown} are not arguments of the symbol; its "
                                        f"arguments are {names}")
         return [value.get(n, default) for n in names]
@@ -164,10 +166,12 @@ class Executor:
         if args is None:
             raise InvalidArgumentError("bind: args is required (a list or dict of NDArrays); use "
                                        "simple_bind() to allocate them")
-        arrays = _per_arg(args, names, "bind args")
+        arrays = _per_arg(args, names, "bind args", extra="ignore")
         missing = [n for n, a in zip(names, arrays) if a is None]
         if missing:
-            raise InvalidArgumentError(f"bind: no array given for argument(s) {missing}")
+            unknown = sorted(set(args) - set(names)) if isinstance(args, dict) else []
+            hint = f"; the args dict also holds {unknown}, which are not arguments" if unknown else ""
+            raise InvalidArgumentError(f"bind: no array given for argument(s) {missing}{hint}")
         for n, a in zip(names, arrays):
             if not isinstance(a, NDArray):
                 raise InvalidArgumentTypeError(f"bind: argument '{n}' must be an NDArray, got "

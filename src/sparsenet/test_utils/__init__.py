@@ -42,6 +42,7 @@ from ..context import Context, current_context
 from ..ndarray.creation import array
 from ..runtime import Features
 from ..symbol.symbol import Symbol
+from ..util import use_np
 from .compare import (almost_equal, almost_equal_ignore_nan, assert_allclose,
                       assert_almost_equal, assert_almost_equal_ignore_nan,
                       assert_almost_equal_with_err, assert_exception, checkShapes, locationError,
@@ -90,14 +91,15 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # MXNet's module has no __all__: a star import gives every public name, the modules it
-# imports included. These are those names (minus use_np, np_symbol and requests, which
-# belong to MXNet's NumPy interface and to an optional package).
+# imports included. These are those names (minus np_symbol and requests, which belong to
+# MXNet's NumPy interface and to an optional package; use_np is mx.util's, which refuses
+# NumPy semantics when the decorated function is called).
 __all__ = [
     # modules and objects MXNet's test_utils imports
     "bz2", "errno", "gzip", "json", "logging", "numbers", "os", "platform", "struct", "sys",
     "time", "traceback", "zipfile", "OrderedDict", "contextmanager", "np", "rnd", "npt", "ss",
     "mx", "Context", "current_context", "array", "Symbol", "Features", "getenv", "setenv",
-    "get_cuda_compute_capability",
+    "get_cuda_compute_capability", "use_np",
     # devices and environment
     "default_context", "set_default_context", "list_gpus", "is_cd_run", "is_aarch64_run",
     "has_tvm_ops", "is_op_runnable", "environment", "discard_stderr", "retry",

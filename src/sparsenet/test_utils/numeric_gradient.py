@@ -83,14 +83,16 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_trai
         stype, dev = args[k].stype, args[k].context
         old = v.copy()
         flat, out = v.reshape(-1), approx[k].reshape(-1)
+        # the argument's own ``[:] =`` casts to its storage type: one conversion per
+        # step (building an array and casting it first converted twice)
         for i in range(flat.size):
             flat[i] += eps / 2.0
-            args[k][:] = _as_stype(v, stype, dtype, dev)
+            args[k][:] = v.astype(dtype, copy=False)
             for key, val in (aux_states or {}).items():
                 aux[key][:] = val
             f_plus = run()
             flat[i] -= eps
-            args[k][:] = _as_stype(v, stype, dtype, dev)
+            args[k][:] = v.astype(dtype, copy=False)
             for key, val in (aux_states or {}).items():
                 aux[key][:] = _as_stype(val, aux[key].stype, dtype, aux[key].context)
             f_minus = run()

@@ -135,6 +135,30 @@ def _check_density(density):
         raise InvalidArgumentError(f"density must be in [0, 1], got {density}")
 
 
+def _uniform_positions(total, k):
+    """``k`` sorted distinct positions of ``range(total)``, each ``k``-subset equally likely.
+
+    Rejection sampling while ``k`` is at most half of ``total`` (each round keeps at
+    least half of what it draws, so a few rounds suffice); above half, the
+    ``total - k`` positions left out are drawn that way instead. Drawing ``k``
+    close to ``total`` by rejection is a coupon collector's problem: a dense
+    ``200 x 200`` matrix took ~10^5 rounds.
+    """
+    if k > total // 2:
+        left_out = _uniform_positions(total, total - k)
+        keep = np.ones(total, dtype=bool)
+        keep[left_out] = False
+        return np.flatnonzero(keep).astype(np.int64)
+    pos = np.zeros(0, dtype=np.int64)
+    while pos.size < k:
+        need = k - pos.size
+        draw = np.random.randint(0, total, size=need + need // 4 + 1, dtype=np.int64)
+        pos = np.union1d(pos, draw)
+    if pos.size > k:
+        pos = np.sort(np.random.choice(pos, size=k, replace=False))
+    return pos
+
+
 def _uniform_csr(rows, cols, density, dtype):
     """Exactly ``round(density * rows * cols)`` positions drawn uniformly without replacement.
 
@@ -143,12 +167,7 @@ def _uniform_csr(rows, cols, density, dtype):
     """
     total = rows * cols
     k = int(round(density * total))
-    pos = np.zeros(0, dtype=np.int64)
-    while pos.size < k:
-        draw = np.random.randint(0, total, size=k - pos.size, dtype=np.int64)
-        pos = np.union1d(pos, draw)
-    if pos.size > k:
-        pos = np.sort(np.random.choice(pos, size=k, replace=False))
+    pos = _uniform_positions(total, k)
     values = np.random.uniform(size=k).astype(dtype)
     r, c = np.divmod(pos, cols) if cols else (pos, pos)
     indptr = np.zeros(rows + 1, dtype=np.int64)
