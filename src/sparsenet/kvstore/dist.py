@@ -38,6 +38,7 @@ import warnings
 
 import torch
 
+from .. import profiler
 from ..atomic import atomic_write
 from ..base import (InvalidArgumentError, ShapeError, SparsenetError, StorageTypeError,
                     dtype_name)
@@ -118,6 +119,7 @@ class DistKVStore(KVStore):
             device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
         collective.ensure_process_group(timeout, device=device)
         self._sharded = {}
+        profiler.note_kvstore(self, distributed=True)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -141,6 +143,7 @@ class DistKVStore(KVStore):
         collective.agree(ok, problem, op=op, key=key, signature=f"{op}: {signature}")
 
     # ------------------------------------------------------------------ hooks
+    @profiler.traced("broadcast")
     def _init_value(self, key, value):
         """Rank 0's value, broadcast to every rank."""
         parts = [value._t] if value.stype == DEFAULT else list(value._parts())
@@ -160,6 +163,7 @@ class DistKVStore(KVStore):
             return place(NDArray(out[0]), value.context)
         return place(type(value)._from_parts(*out, value.shape), value.context)
 
+    @profiler.traced("allreduce")
     def _reduce_all(self, merged):
         """Every rank's sum of this push's ``{key: merged}``, all keys in a few collectives
         (:func:`~sparsenet.kvstore.reduction.reduce_over_ranks`)."""
@@ -191,6 +195,7 @@ class DistKVStore(KVStore):
         """
         self._init(key, value, sharded=sharded)
 
+    @profiler.traced("init")
     def _init(self, key, value, replace=False, sharded=False):
         """:meth:`init`; with ``replace`` an ordinary key the store holds already is
         re-initialised with rank 0's value (see :meth:`KVStore._init`); a sharded one is not."""
@@ -280,6 +285,7 @@ class DistKVStore(KVStore):
         upd, k = self._updater, key.encode() if isinstance(key, str) else key
         return lambda _key, grad, weight: upd(k, grad, weight)
 
+    @profiler.traced("push")
     def push(self, key, value, priority=0):
         """Sum ``value`` over this process's arrays and over the ranks, then update (collective).
 
@@ -323,6 +329,7 @@ class DistKVStore(KVStore):
         for k, m in tables.items():
             self._sharded[k].push(m, self._updater_for(k))
 
+    @profiler.traced("pull")
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy ``key``'s value into ``out`` (see :meth:`KVStore.pull`).
 
@@ -365,6 +372,7 @@ class DistKVStore(KVStore):
                     continue
                 full.copyto(o)
 
+    @profiler.traced("row_sparse_pull")
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Copy the rows ``row_ids`` of ``key`` into the row_sparse ``out`` (see
         :meth:`KVStore.row_sparse_pull`).
@@ -450,7 +458,8 @@ class DistKVStore(KVStore):
     # ------------------------------------------------------------------ misc
     def barrier(self):
         """Wait until every rank reaches the barrier (bounded by the timeout)."""
-        collective.barrier()
+        with profiler.kvstore_span("barrier"):
+            collective.barrier()
 
     _barrier = barrier
 

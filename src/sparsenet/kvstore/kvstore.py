@@ -25,6 +25,7 @@ return their argument.
 """
 import warnings
 
+from .. import profiler
 from ..base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, StorageTypeError
 from ..context import cpu, place
 from ..ndarray.ndarray import NDArray
@@ -110,6 +111,7 @@ class KVStore(UpdatingStore):
         self._store = {}
         self._updater = None
         self._compression = None  # set_gradient_compression
+        profiler.note_kvstore(self)  # the profiler's 'server' profile records this store
 
     # ------------------------------------------------------------------ properties
     @property
@@ -172,6 +174,7 @@ class KVStore(UpdatingStore):
         """
         self._init(key, value)
 
+    @profiler.traced("init")
     def _init(self, key, value, replace=False):
         """:meth:`init`; with ``replace`` a key the store holds already is re-initialised
         (its value replaced, the updater's state for it dropped), as a second Trainer over
@@ -236,6 +239,7 @@ class KVStore(UpdatingStore):
             merged[k] = place(NDArray(total), copies[0].context)
         return merged
 
+    @profiler.traced("push")
     def push(self, key, value, priority=0):
         """Push ``value`` into ``key``: sum the arrays, then update or replace the stored value.
 
@@ -303,6 +307,7 @@ class KVStore(UpdatingStore):
             stored.copyto(value)
             self._store[key] = value
 
+    @profiler.traced("pull")
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the value of ``key`` into ``out`` (every array of it, each on its own context).
 
@@ -385,6 +390,7 @@ class KVStore(UpdatingStore):
         """The rows ``ids`` (unique sorted int64 tensor) of ``key``'s value, as row_sparse."""
         return rows_of(self._store[key], ids, key)
 
+    @profiler.traced("row_sparse_pull")
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Copy the rows ``row_ids`` of ``key``'s value into the row_sparse array(s) ``out``.
 
