@@ -370,25 +370,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     return out
 
 
-def _array_backward(self, out_grad=None, retain_graph=False, train_mode=True):
-    """Compute the gradients of this array with respect to the marked variables.
-
-    >>> import sparsenet as mx
-    >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
-    >>> with mx.autograd.record():
-    ...     y = x * 2
-    >>> y.backward()
-    >>> x.grad.asnumpy()
-    array([2., 2.], dtype=float32)
-    """
-    backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph,
-             train_mode=train_mode)
-
-
-# NDArray.backward lives with backward (this layer sits above the containers)
-NDArray.backward = _array_backward
-
-
 def get_symbol(x):
     """The recorded computation of ``x`` as a Symbol (MXNet's ``autograd.get_symbol``).
 

@@ -50,16 +50,13 @@ import argparse
 import os
 import sys
 
-import numpy as np
-
 from ..atomic import atomic_write
 from ..base import FileFormatError, InvalidArgumentError, SparseFormatError
 from ..io.libsvm.compression import SUFFIXES
-from ..io.libsvm.load import load_libsvm
-from ..io.libsvm.save import save_libsvm
-from . import convert_arrays
 from .arg_types import positive_int
-from .convert_npz import checked_csr, checked_labels, read_npz
+
+# Building the parser imports no NumPy, SciPy or torch (``sparsenet --help`` answers at
+# once): the readers and writers are imported inside the functions that use them.
 
 __all__ = ["add_parser", "run", "format_of", "read", "write", "DEFAULT_MAX_DENSE_BYTES"]
 
@@ -130,6 +127,12 @@ def _width(csr, num_features, path):
 
 def read(path, num_features=None, index_base=0, max_dense_bytes=DEFAULT_MAX_DENSE_BYTES):
     """``(scipy.sparse.csr_matrix float32, labels float32)`` from a LibSVM, .npz or .csv file."""
+    # on first use: NumPy, SciPy and torch are not imported to build the parser
+    import numpy as np
+
+    from ..io.libsvm.load import load_libsvm  # on first use (start-up)
+    from .convert_npz import checked_csr, checked_labels, read_npz  # on first use (start-up)
+
     kind = format_of(path)
     if kind == "libsvm":
         data, label = load_libsvm(path, num_features, zero_based=index_base == 0)
@@ -167,6 +170,12 @@ def write(path, csr, label, num_features=None, index_base=0,
     number per row; both are checked before any routine reads them (a crafted matrix
     raises :class:`~sparsenet.base.SparseFormatError` naming the broken part).
     """
+    # on first use: NumPy, SciPy and torch are not imported to build the parser
+    import numpy as np
+
+    from ..io.libsvm.save import save_libsvm  # on first use (start-up)
+    from .convert_npz import checked_csr, checked_labels  # on first use (start-up)
+
     kind = format_of(path)
     csr = checked_csr(csr, "csr", SparseFormatError)
     label = checked_labels(label, csr.shape[0], "write", "label", InvalidArgumentError)
@@ -220,6 +229,8 @@ def add_parser(subparsers):
 
 def run(args):
     """Convert ``args.input`` to ``args.output``; print a one-line summary; return 0."""
+    from . import convert_arrays  # on first use: imports torch
+
     if convert_arrays.is_array_file(args.input):
         print(convert_arrays.convert(args.input, args.output))
         return 0

@@ -17,13 +17,10 @@ from .. import autograd
 from ..base import InvalidArgumentError
 from ..io import LibSVMIter
 from ..models.tasks import predict
+from .model_schema import MAX_AUTO_CLASSES
 
 __all__ = ["open_batches", "task_labels", "count_classes", "predictions", "MAX_AUTO_CLASSES"]
 
-#: Without ``--classes``, a multiclass model has ``1 + the largest label`` classes, and
-#: that must not exceed this (a stray label of 1e9 would otherwise size a 1e9-column
-#: weight); more classes are accepted when ``--classes`` says so.
-MAX_AUTO_CLASSES = 10000
 
 
 def open_batches(path, features, batch_size, ctx, index_base=0, workers=4):

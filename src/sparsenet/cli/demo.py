@@ -17,18 +17,11 @@ import argparse
 import os
 import time
 
-import numpy as np
-import scipy.sparse
-import torch
-
-from .. import autograd, config, gluon
-from .. import ndarray as nd
-from ..context import cpu, gpu, num_gpus
-from ..io import LibSVMIter
 from ..base import InvalidArgumentError, SparsenetError
 from .arg_types import density, int_in, positive_int
-from .model_memory import available_bytes, is_allocation_failure
-from ._seed000 import VARIANTS, TorchModel, build_net, save_as_libsvm, torch_batches, torch_epoch
+
+# Building the parser imports no NumPy, SciPy or torch (``sparsenet --help`` answers at
+# once): each function below imports what it uses.
 
 __all__ = ["add_parser", "run", "generate"]
 
@@ -47,6 +40,12 @@ def generate(rows, features, density, seed):
     >>> data.stype, data.shape, label.shape
     ('csr', (4, 100), (4,))
     """
+    # on first use: not imported to build the parser
+    import numpy as np
+    import scipy.sparse  # on first use (start-up)
+
+    from .. import ndarray as nd  # on first use (start-up)
+
     rng = np.random.default_rng(seed)
     matrix = scipy.sparse.random(rows, features, density=density, format="csr",
                                  dtype=np.float32, random_state=rng)
@@ -57,6 +56,8 @@ def generate(rows, features, density, seed):
 
 def train_epoch(net, data_iter, ctx):
     """One epoch of the tutorial's training loop (SGD, sigmoid cross-entropy); seconds."""
+    from .. import autograd, gluon  # on first use: imports torch
+
     trainer = gluon.Trainer(net.collect_params(), 'sgd')
     loss_fn = gluon.loss.SigmoidBinaryCrossEntropyLoss()
     data_iter.reset()
@@ -75,6 +76,11 @@ def train_epoch(net, data_iter, ctx):
 
 def torch_epoch_time(data_iter, num_features):
     """One epoch of the same model in plain PyTorch, fed the same CSR batches (zero-copy)."""
+    # on first use: not imported to build the parser
+    import torch
+
+    from ._seed000 import TorchModel, torch_batches, torch_epoch  # on first use (start-up)
+
     torch.manual_seed(0)
     model = TorchModel(num_features)
     optim = torch.optim.SGD(model.parameters(), lr=0.01)
@@ -86,6 +92,8 @@ def torch_epoch_time(data_iter, num_features):
 
 
 def _storage_inference():
+    from .. import config, ndarray as nd  # on first use: imports torch
+
     print("\n== Storage-type inference")
     x = nd.sparse.csr_matrix(([7.0, 8.0, 9.0], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 5))
     g = nd.dot(x, nd.ones((3, 2)), transpose_a=True)
@@ -106,6 +114,14 @@ def _storage_inference():
 
 def walkthrough(out, num_samples, num_features, density, seed, batch_size):
     """Print the walkthrough; write its LibSVM file under ``out``."""
+    # on first use: not imported to build the parser
+    import numpy as np
+
+    from .. import gluon  # on first use (start-up)
+    from ..context import cpu, gpu, num_gpus  # on first use (start-up)
+    from ..io import LibSVMIter  # on first use (start-up)
+    from ._seed000 import VARIANTS, build_net, save_as_libsvm  # on first use (start-up)
+
     os.makedirs(out, exist_ok=True)
     print("== Generating sparse data")
     data, label = generate(num_samples, num_features, density, seed)
@@ -184,6 +200,12 @@ def run(args):
     Sizes that would not fit in memory are refused before anything is generated, and an
     allocation that still fails is reported as the same one-line error, naming the flags.
     """
+    # on first use: not imported to build the parser
+    import torch
+
+    from ..context import cpu  # on first use (start-up)
+    from .model_memory import available_bytes, is_allocation_failure  # on first use (start-up)
+
     sizes = f"--rows {args.rows} --features {args.features} --density {args.density:g}"
     need, have = needed_bytes(args.rows, args.features, args.density), available_bytes(cpu())
     if have is not None and need > have:

@@ -9,11 +9,6 @@ True
 """
 import json
 
-import numpy as np
-
-from .data_stream import open_batches, predictions
-from .metrics_report import format_metrics, task_metrics
-from .model_dir import load_model
 from .train import add_common, context_of
 
 __all__ = ["add_parser", "run"]
@@ -31,6 +26,13 @@ def add_parser(subparsers):
 
 
 def run(args):
+    # on first use: these import NumPy and torch, which building the parser must not
+    import numpy as np
+
+    from .data_stream import open_batches, predictions  # on first use (start-up)
+    from .metrics_report import format_metrics, task_metrics  # on first use (start-up)
+    from .model_dir import load_model  # on first use (start-up)
+
     ctx = context_of(args.ctx)
     net, config = load_model(args.model_dir, ctx)
     batches = open_batches(args.data, config["features"], args.batch_size, ctx,

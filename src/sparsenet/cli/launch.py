@@ -21,16 +21,12 @@ For several machines, run plain ``torchrun`` on each (see ``docs/distributed.md`
 True
 """
 import argparse
+import functools
 import os
 import signal
 import sys
 import uuid
 
-from torch.distributed import run as torchrun
-from torch.distributed.elastic.multiprocessing.api import SignalException
-from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
-
-from ..kvstore.collective import MAX_TIMEOUT
 from . import _worker
 from .arg_types import number, port
 
@@ -39,6 +35,10 @@ __all__ = ["add_parser", "run", "torchrun_argv", "root_cause_first", "TIMEOUT_EN
 
 #: The environment variable ``--timeout`` sets for the workers (seconds).
 TIMEOUT_ENV = "SPARSENET_DIST_TIMEOUT"
+
+#: The longest ``--timeout``: :data:`sparsenet.kvstore.collective.MAX_TIMEOUT`, restated
+#: here so that building the parser imports no torch (tests/test_startup.py checks they agree).
+MAX_TIMEOUT = 1e9
 
 #: ``--timeout``: what :func:`sparsenet.kvstore.collective.timeout_seconds` accepts.
 _TIMEOUT = number(float, lambda v: 0 < v <= MAX_TIMEOUT,
@@ -154,12 +154,29 @@ def _failure_order(failure):
     return (3, float(failure.timestamp))
 
 
-class _OrderedFailures(ChildFailedError):
-    """A ``ChildFailedError`` whose root cause is its first failure (in insertion order)."""
+def __getattr__(name):
+    """``launch.torchrun`` (:mod:`torch.distributed.run`), imported on first access."""
+    if name == "torchrun":
+        # on first use: torch.distributed is not imported to build the parser
+        from torch.distributed import run as torchrun
+        return torchrun
+    # builtin: a module __getattr__ must raise AttributeError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-    def get_first_failure(self):
-        rank = next(iter(self.failures))
-        return rank, self.failures[rank]
+
+@functools.lru_cache(maxsize=None)
+def _ordered_failures_class():
+    """``_OrderedFailures``: a ``ChildFailedError`` whose root cause is its first failure
+    (in insertion order). Built on first use: torch.distributed loads only when launching."""
+    # on first use: torch.distributed is not imported to build the parser (sparsenet --help)
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+
+    class _OrderedFailures(ChildFailedError):
+        def get_first_failure(self):
+            rank = next(iter(self.failures))
+            return rank, self.failures[rank]
+
+    return _OrderedFailures
 
 
 def root_cause_first(exc, name):
@@ -172,7 +189,7 @@ def root_cause_first(exc, name):
     reordered by :func:`_failure_order` and the first one is the root cause.
     """
     ordered = dict(sorted(exc.failures.items(), key=lambda item: _failure_order(item[1])))
-    return _OrderedFailures(name, ordered)
+    return _ordered_failures_class()(name, ordered)
 
 
 def _exit_status(failure):
@@ -195,6 +212,13 @@ def run(args):
     rank with its exit code and traceback, the root cause first) is printed on
     stderr and the root cause's exit status returned.
     """
+    # on first use: torch.distributed loads only when launching, not for sparsenet --help
+    from torch.distributed import run as torchrun
+    from torch.distributed.elastic.multiprocessing.api import (  # on first use (start-up)
+        SignalException)
+    from torch.distributed.elastic.multiprocessing.errors import (  # on first use (start-up)
+        ChildFailedError)
+
     saved = os.environ.get(TIMEOUT_ENV)
     if args.timeout is not None:
         os.environ[TIMEOUT_ENV] = (str(int(args.timeout)) if args.timeout.is_integer()

@@ -15,12 +15,19 @@ A subcommand that fails on bad input raises the library's error (a
 as one line, ``sparsenet: error: <message>``, on stderr (no traceback) and
 returns 1. Ctrl-C (``KeyboardInterrupt``) prints ``sparsenet: interrupted`` and returns
 130, as shells report a process stopped by SIGINT.
+
+Start-up: building the parser imports no torch, NumPy or SciPy (a subcommand module
+imports those inside its ``run``), and ``import sparsenet`` loads its namespaces on first
+use, so ``sparsenet --help``, a usage error and ``sparsenet inspect`` answer without
+loading torch (tests/test_startup.py). A subcommand with ``--threads`` (``train``,
+``eval``, ``predict``) runs under :func:`sparsenet.cli.threads.torch_threads`.
 """
 import argparse
 import sys
 
 from ..base import SparsenetError
 from . import bench, convert, demo, evaluate, inspect_cmd, launch, predict, train
+from .threads import torch_threads
 
 __all__ = ["SUBCOMMANDS", "build_parser", "main", "ERRORS", "one_line", "INTERRUPTED"]
 
@@ -65,7 +72,10 @@ def main(argv=None):
     """
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-        return args._run(args)
+        if "threads" not in vars(args):
+            return args._run(args)
+        with torch_threads(args.threads):
+            return args._run(args)
     except ERRORS as exc:
         print(f"sparsenet: error: {one_line(exc)}", file=sys.stderr)
         return 1

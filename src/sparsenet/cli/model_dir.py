@@ -35,35 +35,11 @@ from ..models import MLP, FactorizationMachine, LinearModel, WideAndDeep
 from ..ndarray.ndarray import NDArray
 from .model_memory import check_fits
 from .model_schema import FORMAT as _FORMAT
-from .model_schema import MAX_LAYER, MAX_LAYERS, check_config, read_json_text
+from .model_schema import MODEL_FILE, MODELS, check_config, parse_hidden, read_json_text
 from .model_schema import VERSION as _VERSION
 
 __all__ = ["MODELS", "MODEL_FILE", "new_config", "build_model", "read_config",
            "write_checkpoint", "load_model", "parse_hidden", "check_states", "file_names"]
-
-MODEL_FILE = "model.json"
-
-#: ``--model`` name -> (the task it fixes, or None for any, default arch)
-MODELS = {
-    "linear": ("regression", {}),
-    "logistic": ("binary", {}),
-    "softmax": ("multiclass", {}),
-    "fm": (None, {"factor_size": 8}),
-    "widedeep": (None, {"hidden": [64, 32]}),
-    "mlp": (None, {"hidden": [128, 8], "activation": "sigmoid"}),
-}
-
-
-def parse_hidden(text):
-    """``'64,32'`` -> ``[64, 32]`` (for ``--hidden``)."""
-    try:
-        sizes = [int(s) for s in text.split(",")]
-    except ValueError:
-        sizes = []
-    if not sizes or min(sizes) < 1 or max(sizes) > MAX_LAYER or len(sizes) > MAX_LAYERS:
-        raise InvalidArgumentError(f"--hidden: expected 1 to {MAX_LAYERS} comma-separated layer "
-                                   f"sizes in [1, {MAX_LAYER}] such as 64,32, got {text!r}")
-    return sizes
 
 
 def new_config(model, features, task=None, classes=None, arch=None):

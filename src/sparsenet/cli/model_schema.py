@@ -43,13 +43,39 @@ import json
 import math
 import os
 
-from ..base import FileFormatError
-from ..models.tasks import LOSSES, TASKS
+from ..base import FileFormatError, InvalidArgumentError
 
-__all__ = ["FORMAT", "VERSION", "MAX_FEATURES", "MAX_CLASSES", "MAX_LAYER", "MAX_LAYERS",
+__all__ = ["TASKS", "LOSS_TASKS", "MODELS", "MODEL_FILE", "MAX_AUTO_CLASSES", "FORMAT", "VERSION",
+           "MAX_FEATURES", "MAX_CLASSES", "MAX_LAYER", "MAX_LAYERS",
            "MAX_BATCH_SIZE", "MAX_EPOCH", "SEED_RANGE", "OPTIMIZER_NAMES", "ACTIVATIONS",
-           "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "read_json_text", "check_config",
+           "MAX_JSON_BYTES", "MAX_JSON_DEPTH", "parse_hidden", "read_json_text", "check_config",
            "check_record"]
+
+#: The tasks of :data:`sparsenet.models.tasks.TASKS`, and each ``--loss`` name -> the task it
+#: trains (:data:`sparsenet.models.tasks.LOSSES` without its loss classes): restated here so
+#: that the parsers of ``sparsenet train``/``eval``/``predict`` import no torch
+#: (tests/test_startup.py checks they agree).
+TASKS = ("regression", "binary", "multiclass")
+LOSS_TASKS = {"l2": "regression", "l1": "regression", "huber": "regression",
+              "logistic": "binary", "hinge": "binary", "softmax": "multiclass"}
+
+#: ``--model`` name -> (the task it fixes, or None for any, default arch)
+MODELS = {
+    "linear": ("regression", {}),
+    "logistic": ("binary", {}),
+    "softmax": ("multiclass", {}),
+    "fm": (None, {"factor_size": 8}),
+    "widedeep": (None, {"hidden": [64, 32]}),
+    "mlp": (None, {"hidden": [128, 8], "activation": "sigmoid"}),
+}
+
+#: Without ``--classes``, a multiclass model has ``1 + the largest label`` classes, and
+#: that must not exceed this (a stray label of 1e9 would otherwise size a 1e9-column
+#: weight); more classes are accepted when ``--classes`` says so.
+MAX_AUTO_CLASSES = 10000
+
+#: The file of a model directory that holds its configuration.
+MODEL_FILE = "model.json"
 
 FORMAT = "sparsenet-model"
 VERSION = 1
@@ -70,6 +96,22 @@ OPTIMIZER_NAMES = ("sgd", "adam", "adagrad", "ftrl")
 ACTIVATIONS = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 
 #: A ``model.json`` (or one ``metrics.jsonl`` line) larger than this is refused unread.
+def parse_hidden(text):
+    """``'64,32'`` -> ``[64, 32]`` (for ``--hidden``).
+
+    >>> parse_hidden("64,32")
+    [64, 32]
+    """
+    try:
+        sizes = [int(s) for s in text.split(",")]
+    except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1 or max(sizes) > MAX_LAYER or len(sizes) > MAX_LAYERS:
+        raise InvalidArgumentError(f"--hidden: expected 1 to {MAX_LAYERS} comma-separated layer "
+                                   f"sizes in [1, {MAX_LAYER}] such as 64,32, got {text!r}")
+    return sizes
+
+
 MAX_JSON_BYTES = 1 << 20
 #: Deeper nesting of arrays/objects is refused (the files written are 3 deep).
 MAX_JSON_DEPTH = 16
@@ -268,9 +310,9 @@ def check_config(config, path):
         raise _bad(path, "classes", f"must be null for a {task} model, got "
                                     f"{config['classes']!r}")
     _check_arch(config, path)
-    loss = _one_of(config, path, "loss", tuple(LOSSES))
-    if LOSSES[loss][0] != task:
-        raise _bad(path, "loss", f"{loss!r} trains {LOSSES[loss][0]} models, but the task is "
+    loss = _one_of(config, path, "loss", tuple(LOSS_TASKS))
+    if LOSS_TASKS[loss] != task:
+        raise _bad(path, "loss", f"{loss!r} trains {LOSS_TASKS[loss]} models, but the task is "
                                  f"{task}")
     _one_of(config, path, "optimizer", OPTIMIZER_NAMES)
     _check_optimizer_params(config, path)

@@ -12,13 +12,7 @@ atomically. Labels in DATA are read but not used (any number is accepted).
 """
 import sys
 
-import numpy as np
-
-from .. import autograd
 from ..atomic import atomic_write
-from ..models.tasks import predict
-from .data_stream import open_batches
-from .model_dir import load_model
 from .train import add_common, context_of
 
 __all__ = ["add_parser", "run", "write_predictions"]
@@ -37,6 +31,12 @@ def add_parser(subparsers):
 
 def write_predictions(net, task, batches, f):
     """Write ``net``'s predictions over ``batches`` to the text file object ``f``."""
+    # on first use: these import NumPy and torch, which building the parser must not
+    import numpy as np
+
+    from .. import autograd  # on first use (start-up)
+    from ..models.tasks import predict  # on first use (start-up)
+
     for batch in batches:
         with autograd.predict_mode():
             preds = predict(net(batch.data[0]), task).asnumpy()
@@ -44,6 +44,9 @@ def write_predictions(net, task, batches, f):
 
 
 def run(args):
+    from .data_stream import open_batches  # on first use: imports torch
+    from .model_dir import load_model  # on first use: imports torch
+
     ctx = context_of(args.ctx)
     net, config = load_model(args.model_dir, ctx)
     batches = open_batches(args.data, config["features"], args.batch_size, ctx,

@@ -15,21 +15,15 @@ exactly as an uninterrupted run would (``--epochs`` counts all epochs).
 import argparse
 import os
 
-from .. import random as mx_random
 from ..base import InvalidArgumentError
-from ..context import cpu, gpu, num_gpus
-from ..gluon.trainer import Trainer
-from ..models.tasks import LOSSES, default_loss, make_loss
-from .data_stream import MAX_AUTO_CLASSES, count_classes
-from .fit_loop import fit, read_history
-from .model_dir import (MODEL_FILE, MODELS, build_model, check_states, file_names, new_config,
-                        parse_hidden, read_config)
-from .model_memory import allocation_guard, check_fits
-from .model_schema import (MAX_BATCH_SIZE, MAX_CLASSES, MAX_EPOCH, MAX_FEATURES, MAX_LAYER,
-                           SEED_RANGE)
 from ._plotting import pyplot
 from .arg_types import int_in, non_negative_float, positive_int
-from .plot_curves import plot_history
+from .model_schema import (LOSS_TASKS, MAX_AUTO_CLASSES, MAX_BATCH_SIZE, MAX_CLASSES, MAX_EPOCH,
+                           MAX_FEATURES, MAX_LAYER, MODEL_FILE, MODELS, SEED_RANGE, parse_hidden)
+from .threads import add_threads_option
+
+# Building the parser imports no torch (``sparsenet --help`` answers at once): the model,
+# data and training modules are imported inside the functions that use them.
 
 __all__ = ["add_parser", "run", "OPTIMIZERS", "context_of"]
 
@@ -63,6 +57,7 @@ def add_common(parser):
                         help="chunks of the file parsed ahead in background threads "
                              "(default 4)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_threads_option(parser)
 
 
 def add_parser(subparsers):
@@ -79,7 +74,7 @@ def add_parser(subparsers):
                    help="linear (regression), logistic (binary), softmax (multiclass), fm "
                         "(factorization machine), widedeep, mlp (seed 000's network); "
                         "default logistic")
-    p.add_argument("--loss", choices=tuple(LOSSES), default=None,
+    p.add_argument("--loss", choices=tuple(LOSS_TASKS), default=None,
                    help="default: l2 for regression, logistic for binary, softmax for "
                         "multiclass; for fm/widedeep/mlp the loss picks the task")
     p.add_argument("--classes", type=int_in(2, MAX_CLASSES), metavar="K",
@@ -123,6 +118,9 @@ def parse_hidden_arg(text):
 
 def context_of(name):
     """``mx.cpu()`` or ``mx.gpu(0)`` for ``--ctx``."""
+    # on first use: sparsenet.context imports torch, which building the parser must not
+    from ..context import cpu, gpu, num_gpus
+
     if name == "gpu":
         if num_gpus() == 0:
             raise InvalidArgumentError("--ctx gpu: no CUDA device is available; use --ctx cpu")
@@ -144,7 +142,12 @@ def _fresh_config(args):
                                    "index in the data must be below it)")
     model = args.model or "logistic"
     args.batch_size = args.batch_size or 256
-    task = LOSSES[args.loss][0] if args.loss else None
+    # on first use (torch): not imported to build the parser
+    from ..models.tasks import default_loss
+    from .data_stream import count_classes  # on first use (start-up)
+    from .model_dir import new_config  # on first use (start-up)
+
+    task = LOSS_TASKS[args.loss] if args.loss else None
     classes = args.classes
     args.size_names = dict(_FLAG_NAMES)
     if (MODELS[model][0] or task) == "multiclass" and classes is None:
@@ -163,6 +166,8 @@ def _fresh_config(args):
 
 
 def _resumed_config(args):
+    from .model_dir import file_names, read_config  # on first use: imports torch
+
     config = read_config(args.out)
     args.size_names = file_names(args.out, config)
     for flag, key in (("model", "model"), ("features", "features")):
@@ -179,6 +184,11 @@ def _resumed_config(args):
 
 
 def run(args):
+    # on first use: these import torch, which building the parser must not
+    from .fit_loop import read_history
+    from .model_memory import allocation_guard, check_fits  # on first use (start-up)
+    from .plot_curves import plot_history  # on first use (start-up)
+
     args.context = context_of(args.ctx)
     if args.plot:
         pyplot()  # fail now, not after training, when matplotlib is missing
@@ -209,6 +219,13 @@ def _checkpoint_path(args, config, key):
 
 def _train(config, args, history):
     """Build (or load) the model and its trainer, train, return the metrics history."""
+    # on first use: the model and training modules import torch
+    from .. import random as mx_random
+    from ..gluon.trainer import Trainer  # on first use (start-up)
+    from ..models.tasks import make_loss  # on first use (start-up)
+    from .fit_loop import fit  # on first use (start-up)
+    from .model_dir import build_model, check_states  # on first use (start-up)
+
     net = build_model(config)
     if args.resume:
         params = _checkpoint_path(args, config, "params_file")

@@ -14,24 +14,65 @@
 >>> [b.data[0].shape for b in it]
 [(2, 2), (2, 2)]
 """
-from .base import DataBatch, DataDesc, DataIter
-from .csv_format import CSVFormatError
-from .csv_iter import CSVIter
+import importlib
+
 from .libsvm.compression import (CompressedFileError, CompressionFallbackWarning,
                                  CompressionUnavailableError)
 from .libsvm.errors import LibSVMFormatError
-from .libsvm.iterator import LibSVMIter
-from .libsvm.load import load_libsvm
-from .libsvm.save import save_libsvm
-from .ndarray_iter import NDArrayIter
-from .prefetching import IteratorMismatchError, PrefetchingIter
-from .resize import EmptyIteratorError, ResizeIter
+
+# The iterators and readers load on first use (``mx.io.LibSVMIter``): they import torch,
+# and ``sparsenet inspect`` (which reads with the parser alone) must not. The error
+# classes above import neither NumPy nor torch.
+
+#: name -> (module, attribute) of the names loaded on first access
+_LAZY = {
+    "DataBatch": (".base", "DataBatch"), "DataDesc": (".base", "DataDesc"),
+    "DataIter": (".base", "DataIter"),
+    "CSVFormatError": (".csv_format", "CSVFormatError"), "CSVIter": (".csv_iter", "CSVIter"),
+    "LibSVMIter": (".libsvm.iterator", "LibSVMIter"),
+    "load_libsvm": (".libsvm.load", "load_libsvm"),
+    "save_libsvm": (".libsvm.save", "save_libsvm"),
+    "NDArrayIter": (".ndarray_iter", "NDArrayIter"),
+    "IteratorMismatchError": (".prefetching", "IteratorMismatchError"),
+    "PrefetchingIter": (".prefetching", "PrefetchingIter"),
+    "EmptyIteratorError": (".resize", "EmptyIteratorError"),
+    "ResizeIter": (".resize", "ResizeIter"),
+}
+
+
+def _public(cls):
+    """Show an error class as ``sparsenet.io.<name>`` (where users catch it)."""
+    cls.__module__ = __name__
+    return cls
+
 
 for _cls in (LibSVMFormatError, CompressedFileError, CompressionFallbackWarning,
-             CompressionUnavailableError, CSVFormatError, IteratorMismatchError,
-             EmptyIteratorError):
-    _cls.__module__ = __name__
+             CompressionUnavailableError):
+    _public(_cls)
 del _cls
+
+
+def _load_all():
+    """Import every lazy name (first access to any of them): the modules together, as an
+    eager ``import`` did, so that the error classes are renamed before anything raises them."""
+    for name, (module, attr) in _LAZY.items():
+        globals()[name] = getattr(importlib.import_module(module, __name__), attr)
+    for cls in (globals()["CSVFormatError"], globals()["IteratorMismatchError"],
+                globals()["EmptyIteratorError"]):
+        _public(cls)
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        _load_all()
+        return globals()[name]
+    # builtin: a module __getattr__ must raise AttributeError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["DataBatch", "DataDesc", "DataIter", "LibSVMIter", "LibSVMFormatError",
            "CompressedFileError", "CompressionFallbackWarning", "CompressionUnavailableError",

@@ -331,6 +331,24 @@ class NDArray:
         return place(NDArray(self._t.detach()), self.context)
 
     # ------------------------------------------------------------------ autograd
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Compute the gradients of this array with respect to the marked variables
+        (:func:`sparsenet.autograd.backward` of ``[self]``).
+
+        >>> import sparsenet as mx
+        >>> x = mx.nd.array([1.0, 2.0]); x.attach_grad()
+        >>> with mx.autograd.record():
+        ...     y = x * 2
+        >>> y.backward()
+        >>> x.grad.asnumpy()
+        array([2., 2.], dtype=float32)
+        """
+        # autograd sits above the containers: imported on first use (a recorded graph has
+        # loaded it already)
+        from ..autograd import backward
+        backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph,
+                 train_mode=train_mode)
+
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a gradient buffer and make the array an autograd variable.
 

@@ -22,6 +22,10 @@ op_type=name)`` (eager, differentiable under ``autograd.record()``) or
 >>> y.eval(x=mx.nd.array([3.0]))[0].asnumpy()
 array([9.], dtype=float32)
 """
+# The nd namespace first: importing any sparsenet.ndarray module runs sparsenet.ndarray's
+# __init__, which imports this package's modules; started here, before they are half
+# loaded, it finds them whole (``import sparsenet`` no longer imports mx.nd first).
+from ..ndarray import stype as _stype  # noqa: F401
 from .custom_op import CustomOp, CustomOpProp
 from .props import (register, registered, CustomOpError, CustomOpValueError, CustomOpTypeError,
                     CustomOpIndexError, CustomOpKeyError, CustomOpAssertionError,

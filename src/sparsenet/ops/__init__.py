@@ -5,6 +5,10 @@ the methods that run an operator (``a + b``, ``a.sum()``, ...) on the array clas
 (:mod:`sparsenet.ops.methods`).
 Users reach the operators through ``mx.nd`` (eager) and ``mx.sym`` (symbolic).
 """
+# The nd namespace first: importing any sparsenet.ndarray module runs sparsenet.ndarray's
+# __init__, which imports this package's modules; started here, before they are half
+# loaded, it finds them whole (``import sparsenet`` no longer imports mx.nd first).
+from ..ndarray import stype as _stype  # noqa: F401
 from . import registry
 from . import cast, unary, scalar, binary, arithmetic, shape, reduce, dot, indexing, nn, loss
 from . import update_rules
