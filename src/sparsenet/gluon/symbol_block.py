@@ -14,7 +14,7 @@ array([[2., 2.]], dtype=float32)
 import numpy as np
 
 from .. import symbol as sym_mod
-from ..base import InvalidArgumentTypeError, ShapeError
+from ..base import InvalidArgumentTypeError, ParameterAssertionError, ShapeError
 from ..symbol.symbol import Group, Symbol, Variable
 from .block import HybridBlock
 from .hybrid import CachedGraph, params_ready
@@ -66,9 +66,13 @@ class SymbolBlock(HybridBlock):
             attrs = node.attrs
             shape = node.shape()
             stype = _CODE_STYPE.get(attrs.get("__storage_type__", "0"), "default")
+            if stype == "row_sparse":  # as MXNet 1.9.1: a graph reads its weights whole
+                raise ParameterAssertionError(
+                    f"SymbolBlock doesn't support Parameter '{name}' because its storage type "
+                    f"is 'row_sparse' (a graph reads its weights whole; use a Block whose "
+                    f"forward calls row_sparse_data(), e.g. contrib.nn.SparseEmbedding)")
             self.params.get(name, allow_deferred_init=True, shape=shape,
                             dtype=np.dtype(node.dtype() or "float32").type, stype=stype,
-                            grad_stype="row_sparse" if stype == "row_sparse" else "default",
                             grad_req="null" if name in aux_names else "write",
                             lr_mult=float(attrs.get("__lr_mult__", 1.0)),
                             wd_mult=float(attrs.get("__wd_mult__", 1.0)))

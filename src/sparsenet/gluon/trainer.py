@@ -4,9 +4,11 @@
 contexts (in-process: summed and copied back to every context), then updates
 every parameter whose gradient a backward pass wrote since the last step, with
 ``rescale_grad = 1 / batch_size``. Row_sparse gradients take the optimizer's
-lazy path (only their rows change, with ``lazy_update=True``). Row_sparse
-weights (``contrib.nn.SparseEmbedding``) are updated in place; in one process
-no KVStore is needed.
+lazy path (only their rows change, with ``lazy_update=True``). The store is
+chosen as MXNet 1.9.1 chooses it (see :meth:`Trainer._init_kvstore`): a
+'local'/'device' store over several contexts or for row_sparse weights
+(``contrib.nn.SparseEmbedding``), none over one context; ``kvstore=None`` keeps
+every update in process (row_sparse weights included, where MXNet refuses).
 
 With a distributed store (``kvstore='dist_sync'`` or a KVStore object) the
 gradients go through it as in MXNet: with ``update_on_kvstore`` (the default)
@@ -42,9 +44,11 @@ wrong gradient.
 array([[0.5, 0. ]], dtype=float32)
 """
 import functools
+import os
 import threading
 import warnings
 
+import numpy as np
 import torch
 
 from .. import autograd, grad_store
@@ -159,7 +163,7 @@ class Trainer:
         self._kvstore_params = {"kvstore": kvstore, "update_on_kvstore": update_on_kvstore}
         self._kv_initialized = False
         self._kvstore = None
-        self._update_on_kvstore = False
+        self._update_on_kvstore = None
         self._distributed = None
         self._params_to_init = list(self._params)  # keys the store has yet to be given
         self._dense_sparsity = dense_sparsity
@@ -257,21 +261,28 @@ class Trainer:
 
     # ------------------------------------------------------------------ kvstore
     def _init_kvstore(self):
-        """Set up the store named at construction, as MXNet 1.9.1's Trainer does: decide
-        ``update_on_kvstore`` (refusing the combinations MXNet refuses, with a ValueError)
-        and hand the store the optimizer; the keys (the parameters' positions) are given
-        their values later, by :meth:`_init_params` (at the first step or
-        ``row_sparse_data``). In one process, 'local'/'device' need no store (contexts are
-        reduced in process); a 'dist*' name or a KVStore object is used."""
+        """Set up the store named at construction, as MXNet 1.9.1's Trainer does.
+
+        The store: none for ``kvstore=None``, or for a 'local'/'device' name over one
+        context with dense weights (contexts are then reduced in process); a KVStore object
+        as given; otherwise the named store (a 'local'/'device' one over several contexts
+        or for row_sparse weights, as MXNet). ``update_on_kvstore``: None without a store;
+        True for row_sparse weights; for row_sparse gradients, whether the store is
+        distributed; for dense ones ``MXNET_UPDATE_ON_KVSTORE`` (default 1; False for a
+        'local' store holding a weight over 16M elements, True for 'dist_async'); the
+        user's value overrides, except the combinations MXNet refuses (ValueError). The
+        keys get their values later, by :meth:`_init_params`."""
         if self._kv_initialized:
             return
         kv = self._kvstore_params["kvstore"]
-        if kv is None or (isinstance(kv, str) and not kv.startswith("dist")):
+        sparse_weight = any(p._stype != "default" for p in self._params)
+        local_name = kv is None or (isinstance(kv, str) and not kv.startswith("dist"))
+        if kv is None or (local_name and len(self._contexts) <= 1 and not sparse_weight):
             if self._compression_params:
                 warnings.warn("Trainer: compression_params has no effect without a "
                               "distributed kvstore (contexts are summed in process, "
                               "uncompressed)", UserWarning, stacklevel=3)
-            self._kvstore, self._update_on_kvstore, self._distributed = None, False, False
+            self._kvstore, self._update_on_kvstore, self._distributed = None, None, False
             self._kv_initialized = True
             return
         if isinstance(kv, str):
@@ -287,23 +298,41 @@ class Trainer:
         self._kv_initialized = True
 
     def _check_update_on_kvstore(self, kv):
-        """``update_on_kvstore`` for store ``kv`` (True unless the user passed False); raise
-        InvalidArgumentError (a ValueError, as MXNet's) where MXNet 1.9.1 refuses False."""
+        """``update_on_kvstore`` for store ``kv`` by MXNet 1.9.1's rules (see
+        :meth:`_init_kvstore`); raise InvalidArgumentError (a ValueError, as MXNet's) where
+        MXNet refuses the user's value."""
         asked = self._kvstore_params["update_on_kvstore"]
-        if asked is not False:
-            return True
+        distributed = "dist" in kv.type
         if any(p._stype != "default" for p in self._params):
-            raise InvalidArgumentError(
-                f"Cannot set update_on_kvstore=False when sparse weights are present "
-                f"(kvstore {kv.type!r}): a row_sparse weight is updated on the store")
-        if "dist" in kv.type and any(p._grad_stype != "default" for p in self._params):
-            raise InvalidArgumentError(
-                f"Cannot set update_on_kvstore=False on dist kvstore when sparse gradients are "
-                f"present (kvstore {kv.type!r}), as in MXNet: leave update_on_kvstore unset")
-        if "async" in kv.type:
-            raise InvalidArgumentError(f"Please set update_on_kvstore=True when training in "
-                                       f"async mode (kvstore {kv.type!r})")
-        return False
+            if asked is False:
+                raise InvalidArgumentError(
+                    f"Cannot set update_on_kvstore=False when sparse weights are present "
+                    f"(kvstore {kv.type!r}): a row_sparse weight is updated on the store")
+            return True
+        if any(p._grad_stype != "default" for p in self._params):
+            if asked is False and distributed:
+                raise InvalidArgumentError(
+                    f"Cannot set update_on_kvstore=False on dist kvstore when sparse "
+                    f"gradients are present (kvstore {kv.type!r}), as in MXNet: leave "
+                    f"update_on_kvstore unset")
+            return distributed if asked is None else bool(asked)
+        if distributed and "async" in kv.type:
+            if asked is False:
+                raise InvalidArgumentError(f"Please set update_on_kvstore=True when training "
+                                           f"in async mode (kvstore {kv.type!r})")
+            return True
+        if asked is not None:
+            return bool(asked)
+        default = os.environ.get("MXNET_UPDATE_ON_KVSTORE", "1")
+        try:
+            default = bool(int(default))
+        except ValueError:
+            raise InvalidArgumentError(f"MXNET_UPDATE_ON_KVSTORE must be 0 or 1, got "
+                                       f"{default!r}") from None
+        if kv.type == "local" and self._params and max(
+                int(np.prod(p.shape)) if p.shape else 0 for p in self._params) > 1024 * 1024 * 16:
+            default = False  # as MXNet: a big weight is updated by the workers
+        return default
 
     def _init_params(self):
         """Give the store the values of the parameters it does not hold yet (MXNet's
@@ -341,7 +370,7 @@ class Trainer:
         self._kv_initialized = False
         self._kvstore = None
         self._distributed = None
-        self._update_on_kvstore = False
+        self._update_on_kvstore = None
         self._params_to_init = list(self._params)
 
     def _check_resettable(self, param=None):

@@ -519,8 +519,24 @@ def _clear(g):
         g._replace(zeros(g.shape, ctx=g.context, dtype=g.dtype, stype=g.stype))
 
 
+def _group_contexts(nodes, group2ctx, ctx):
+    """The context of each variable node: ``group2ctx`` of its ``ctx_group`` attribute (MXNet's
+    placement by ``AttrScope(ctx_group=...)``), else ``ctx``."""
+    if group2ctx is None:
+        return {n.name: ctx for n in nodes}
+    if not isinstance(group2ctx, dict):
+        raise InvalidArgumentTypeError(f"simple_bind: group2ctx must be a dict from ctx_group "
+                                       f"name to Context, got {type(group2ctx).__name__}")
+    table = {str(g): as_context(c) for g, c in group2ctx.items()}
+    out = {}
+    for n in nodes:
+        group = n.attrs.get("__ctx_group__", n.attrs.get("ctx_group"))
+        out[n.name] = table.get(group, ctx)
+    return out
+
+
 def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, shapes=None,
-                shared_exec=None):
+                shared_exec=None, group2ctx=None):
     """Infer shapes and dtypes, allocate zero arrays of the declared storage types, and bind.
 
     Arguments get ``stype_dict[name]``, else their ``Variable(stype=...)``, else
@@ -582,8 +598,11 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
             for n in aux_names if not reusable(shared_aux.get(n), n)]
     _check_fits(new, ctx, "simple_bind")
 
+    places = _group_contexts(arg_nodes + aux_nodes, group2ctx, ctx)
+
     def alloc(what, n, stype):
-        return _allocate(f"{what} '{n}'", arg_shape[n], arg_dtype[n], stype, ctx, "simple_bind")
+        return _allocate(f"{what} '{n}'", arg_shape[n], arg_dtype[n], stype, places[n],
+                         "simple_bind")
 
     args, grads = [], []
     for n in names:

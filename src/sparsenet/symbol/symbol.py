@@ -387,7 +387,8 @@ class Symbol(FluentMethods, PythonOperators):
         (['bn_beta', 'bn_gamma', 'x'], [(3,), (3,)])
         """
         return simple_bind(self, ctx, grad_req=grad_req, type_dict=type_dict,
-                           stype_dict=stype_dict, shapes=kwargs, shared_exec=shared_exec)
+                           stype_dict=stype_dict, shapes=kwargs, shared_exec=shared_exec,
+                           group2ctx=group2ctx)
 
     def bind(self, ctx=None, args=None, args_grad=None, grad_req="write", aux_states=None,
              group2ctx=None, shared_exec=None):

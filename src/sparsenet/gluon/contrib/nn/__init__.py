@@ -1,5 +1,8 @@
-"""Contributed layers: sparse embedding, the sparse-input dense layer, concurrent containers."""
+"""Contributed layers: sparse embedding, the sparse-input dense layer, concurrent containers,
+pixel-shuffle upsampling."""
 from .basic_layers import Identity, SparseDense, SparseEmbedding
 from .concurrent import Concurrent, HybridConcurrent
+from .pixel_shuffle import PixelShuffle1D, PixelShuffle2D, PixelShuffle3D
 
-__all__ = ["SparseEmbedding", "SparseDense", "Identity", "Concurrent", "HybridConcurrent"]
+__all__ = ["SparseEmbedding", "SparseDense", "Identity", "Concurrent", "HybridConcurrent",
+           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"]
