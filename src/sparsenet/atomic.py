@@ -83,6 +83,19 @@ def _renamed(error, path, tmp, doing):
     return OSError(error.errno, f"{reason} ({doing})", path)
 
 
+def _reraise_named(error, shown, folder, written, doing):
+    """Raise ``error`` (an ``OSError`` of writing ``written``) as the error naming ``shown``,
+    the caller's path: a lack of room as :func:`_write_failure` words it, any other error
+    with its errno kept (:func:`_renamed`), else as it is."""
+    failed = _write_failure(error, shown, folder)
+    if failed is not None:
+        raise failed from error
+    renamed = _renamed(error, shown, written, doing)
+    if renamed is not None:
+        raise renamed from error
+    raise error
+
+
 def _target(path):
     """The file ``path`` stands for: itself, or a symbolic link's final target."""
     if os.path.islink(path):
@@ -99,13 +112,8 @@ def _write_directly(path, shown, write, mode_bits):
             write(f)
             f.flush()
     except OSError as e:
-        failed = _write_failure(e, shown, os.path.dirname(os.path.abspath(path)))
-        if failed is not None:
-            raise failed from e
-        renamed = _renamed(e, shown, path, "writing to the device or pipe")
-        if renamed is not None:
-            raise renamed from e
-        raise
+        _reraise_named(e, shown, os.path.dirname(os.path.abspath(path)), path,
+                       "writing to the device or pipe")
 
 
 def atomic_write(path, write):
@@ -159,13 +167,7 @@ def atomic_write(path, write):
             os.unlink(tmp)
         except FileNotFoundError:
             pass
-        failed = _write_failure(e, shown, folder)
-        if failed is not None:
-            raise failed from e
-        renamed = _renamed(e, shown, tmp, "writing the file")
-        if renamed is not None:
-            raise renamed from e
-        raise
+        _reraise_named(e, shown, folder, tmp, "writing the file")
     try:
         dfd = os.open(folder, os.O_RDONLY)
     except OSError:

@@ -101,7 +101,7 @@ def as_shape(shape, name="shape"):
     >>> as_shape((2.5, 3))
     Traceback (most recent call last):
     ...
-    sparsenet.base.InvalidArgumentTypeError: shape: expected non-negative integer dimensions, got (2.5, 3) (dimension 0 is float)
+    sparsenet.base.InvalidArgumentTypeError: shape: expected non-negative integer dimensions, got (2.5, 3) (dimension 0 is float 2.5)
     >>> as_shape((-1, 3), 'data_shape')
     Traceback (most recent call last):
     ...
@@ -117,7 +117,7 @@ def as_shape(shape, name="shape"):
         if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
             raise InvalidArgumentTypeError(f"{name}: expected non-negative integer dimensions, "
                                            f"got {shape!r} (dimension {i} is "
-                                           f"{type(d).__name__})")
+                                           f"{type(d).__name__} {d!r})")
         if d < 0:
             raise ShapeError(f"{name}: expected non-negative integer dimensions, got {shape!r} "
                              f"(dimension {i} is negative)")

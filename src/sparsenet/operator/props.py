@@ -37,7 +37,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
-                    ShapeError, SparsenetError, UnknownOperatorError, numpy_dtype)
+                    SparsenetError, UnknownOperatorError, as_shape, numpy_dtype)
 from ..ndarray.stype import STYPES
 from .custom_op import CustomOpProp
 from .errors import (CustomOpArithmeticError, CustomOpAssertionError, CustomOpError,
@@ -157,23 +157,14 @@ def _counts(op_type, prop):
 
 def _shape_of(value, where):
     """A returned shape as a tuple of non-negative Python ints (None: unknown). Booleans,
-    floats and other non-integers are refused, not truncated."""
+    floats and other non-integers are refused, not truncated (:func:`~sparsenet.base.as_shape`);
+    a bare int is not a shape here."""
     if value is None:
         return None
-    try:
-        dims = tuple(value)
-    except TypeError:
+    if isinstance(value, (int, np.integer)):
         raise InvalidArgumentTypeError(f"{where}: expected a shape (a list of non-negative "
-                                       f"ints), got {type(value).__name__} {value!r}") from None
-    for i, d in enumerate(dims):
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
-            raise InvalidArgumentTypeError(f"{where}: expected a shape of non-negative ints, "
-                                           f"got {value!r} (dimension {i} is "
-                                           f"{type(d).__name__} {d!r})")
-        if d < 0:
-            raise ShapeError(f"{where}: expected a shape of non-negative ints, got {value!r} "
-                             f"(dimension {i} is negative)")
-    dims = tuple(int(d) for d in dims)
+                                       f"ints), got {type(value).__name__} {value!r}")
+    dims = as_shape(value, where)
     return dims if dims else None  # MXNet's empty shape: unknown
 
 
