@@ -320,6 +320,7 @@ CASES = [
     ("torch-optim-negative-lr", lambda t: _torch_sgd(lr=-1.0), ValueError),
     ("torch-optim-lazy-mode", lambda t: _torch_sgd(lr=0.1, lazy_update="sometimes"), ValueError),
     ("torch-optim-state-shape", lambda t: _torch_load_broadcast_state(), ValueError),
+    ("torch-optim-flag-tensor", lambda t: _torch_sgd(lr=0.1, nesterov=np.zeros(3)), TypeError),
     ("torch-optim-state-step-type", lambda t: _torch_load_string_step(), ValueError),
     # custom operators: the user's exception keeps its class; shapes are checked
     ("custom-op-user-oserror",

@@ -5,7 +5,7 @@ from ...optimizer.adam import Adam as MXAdam
 from ...optimizer.adamw import AdamW as MXAdamW
 from ...ops.update_rules import adam_update, adamw_update
 from ...optimizer import moments
-from .base import BridgedOptimizer, check_nonneg
+from .base import BridgedOptimizer, check_flag, check_nonneg
 from ...base import InvalidArgumentError
 
 __all__ = ["Adam", "AdamW"]
@@ -74,7 +74,7 @@ class _AdamBase(BridgedOptimizer):
             if not 0.0 <= b < 1.0:
                 raise InvalidArgumentError(f"Invalid beta parameter at index {i}: expected "
                                            f"0 <= beta < 1, got {b!r}")
-        if amsgrad:
+        if check_flag("amsgrad", amsgrad):
             raise InvalidArgumentError("amsgrad=True is not supported (no AMSGrad update rule)")
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=False, lazy_update=lazy_update)

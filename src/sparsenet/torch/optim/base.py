@@ -63,6 +63,14 @@ def check_nonneg(name, value):
     return value
 
 
+def check_flag(name, value):
+    """Raise unless ``value`` is a bool (NumPy's too); return it as a Python bool."""
+    if type(value).__name__ not in ("bool", "bool_"):
+        raise InvalidArgumentTypeError(f"{name} must be True or False, got "
+                                       f"{type(value).__name__} {value!r}")
+    return bool(value)
+
+
 def to_mx_grad(param):
     """``param.grad`` as an NDArray sharing its memory: sparse COO -> RowSparseNDArray.
 

@@ -1,7 +1,7 @@
 """RMSprop for torch parameters (``torch.optim.RMSprop`` semantics)."""
 from ...base import InvalidArgumentError
 from ...optimizer.rmsprop import RMSProp as MXRMSProp
-from .base import BridgedOptimizer, check_nonneg
+from .base import BridgedOptimizer, check_flag, check_nonneg
 
 __all__ = ["RMSprop"]
 
@@ -59,6 +59,7 @@ class RMSprop(BridgedOptimizer):
                             ("momentum value", momentum), ("weight_decay value", weight_decay),
                             ("alpha value", alpha)):
             check_nonneg(name, value)
+        centered = check_flag("centered", centered)
         if momentum > 0 and not centered:
             raise InvalidArgumentError(
                 f"RMSprop with momentum={momentum!r} needs centered=True: MXNet's "

@@ -2,7 +2,7 @@
 from ...base import InvalidArgumentError
 from ...optimizer.nag import NAG
 from ...optimizer.sgd import SGD as MXSGD
-from .base import BridgedOptimizer, check_nonneg
+from .base import BridgedOptimizer, check_flag, check_nonneg
 
 __all__ = ["SGD"]
 
@@ -62,7 +62,8 @@ class SGD(BridgedOptimizer):
         check_nonneg("learning rate", lr)
         check_nonneg("momentum value", momentum)
         check_nonneg("weight_decay value", weight_decay)
-        if dampening != 0.0:
+        nesterov = check_flag("nesterov", nesterov)
+        if not isinstance(dampening, (int, float)) or dampening != 0.0:
             raise InvalidArgumentError(f"dampening must be 0 (the update rule has no "
                                        f"dampening), got {dampening!r}")
         if nesterov and momentum <= 0.0:
