@@ -227,7 +227,17 @@ def decode_head(zstandard, fd, start, stop, limit):
     return b"".join(parts), False
 
 
-class FramedReader:
+class _Closing:
+    """``with reader:`` closes the reader at the end."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+class FramedReader(_Closing):
     """The decompressed bytes of a ``.zst`` file whose frames all declare their size (at most
     :data:`MAX_FRAME_BYTES`): the frames are found by their block headers and decompressed
     in a pool of threads, up to ``ahead`` frames in advance (memory: about ``ahead`` frames
@@ -293,14 +303,8 @@ class FramedReader:
             self._map.close()
         self._file.close()
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.close()
-
-
-class StreamReader:
+class StreamReader(_Closing):
     """The decompressed bytes of any ``.zst`` file, frame after frame, in bounded memory.
 
     Each frame is found by its block headers (:func:`frame_spans`: a file that ends inside
@@ -397,12 +401,6 @@ class StreamReader:
         if isinstance(self._map, mmap.mmap):
             self._map.close()
         self._file.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 class FramedWriter(FrameWriter):
