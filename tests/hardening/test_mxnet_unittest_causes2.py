@@ -205,3 +205,40 @@ def test_trainer_dense_default_follows_env(monkeypatch):
     assert trainer._kvstore.type == 'device' and trainer._update_on_kvstore is False
     for w in x.list_data():
         np.testing.assert_allclose(w.asnumpy(), [-0.2] * 3, rtol=1e-6)
+
+
+class _EmbedDense(mx.gluon.Block):
+    """A row_sparse weight read through row_sparse_data, then a deferred-shape Dense."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.embed_weight = self.params.get("embed_weight", stype="row_sparse",
+                                                shape=(4, 3), grad_stype="row_sparse")
+            self.dense0 = mx.gluon.nn.Dense(2)
+
+    def forward(self, x):
+        w = self.embed_weight.row_sparse_data(x)
+        return self.dense0(mx.nd.Embedding(data=x, weight=w, input_dim=4, output_dim=3,
+                                           sparse_grad=True))
+
+
+@pytest.mark.parametrize("ctxes", [[mx.cpu(1), mx.cpu(2)], [mx.cpu(1)]])
+def test_two_context_forward_then_step_with_a_store(ctxes):
+    # the store is set up by the first context's row_sparse_data; the Dense weights (deferred
+    # until that forward) get their store keys during the second context's forward, and must
+    # not be rewritten under the first context's recorded pass (ConcurrentModificationError)
+    net = _EmbedDense(prefix="net_")
+    net.initialize(mx.init.One(), ctx=ctxes)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1})
+    xs = mx.gluon.utils.split_and_load(mx.nd.array([[0, 2], [1, 2]]), ctxes)
+    with mx.autograd.record():
+        ys = [net(x) for x in xs]
+    for y in ys:
+        y.backward()
+    trainer.step(1)
+    weight = net.embed_weight.row_sparse_data(mx.nd.arange(0, 4, ctx=mx.cpu(1))).asnumpy()
+    # by hand: every embedding row reads ones, dense0's weight is ones (2 x 3), so each id's
+    # gradient row is 2 (the sum over the 2 outputs); ids 0 and 1 once, id 2 twice, id 3 never;
+    # SGD with lr 1 from 1: 1 - 2 = -1, 1 - 4 = -3, 1
+    np.testing.assert_array_equal(weight, [[-1] * 3, [-1] * 3, [-3] * 3, [1] * 3])

@@ -357,7 +357,10 @@ class Trainer:
                     kv._adopt(i, arrays[0], replace=True)
                 else:
                     kv._init(i, arrays[0], replace=True)
-                if param._stype == "default":  # every worker starts from the store's value
+                # every worker starts from the store's value; in one process the contexts'
+                # copies already hold it (and a forward pass may have read them already:
+                # writing them again would be a change under that pass)
+                if param._stype == "default" and self._distributed:
                     kv.pull(i, arrays, priority=-i)
         self._params_to_init = waiting
 
