@@ -42,9 +42,11 @@ from .recording import (is_recording, is_training, pause, predict_mode, record, 
                         set_training, train_mode)
 from .torch_compat import modified_error, run_backward, set_grad_enabled
 
+# MXNet's module has no __all__, so `from mxnet.autograd import *` also gives the NDArray
+# class it imports (MXNet's own tests rely on it)
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "backward", "grad", "mark_variables", "Function",
-           "zero_grad", "nonzero_entries", "get_symbol"]
+           "zero_grad", "nonzero_entries", "get_symbol", "NDArray"]
 
 _CONSUMED = "_sparsenet_backward_done"   # head-tensor flag: backward ran, graph freed
 

@@ -242,3 +242,11 @@ def test_two_context_forward_then_step_with_a_store(ctxes):
     # gradient row is 2 (the sum over the 2 outputs); ids 0 and 1 once, id 2 twice, id 3 never;
     # SGD with lr 1 from 1: 1 - 2 = -1, 1 - 4 = -3, 1
     np.testing.assert_array_equal(weight, [[-1] * 3, [-1] * 3, [-3] * 3, [1] * 3])
+
+
+def test_autograd_star_import_gives_ndarray_as_mxnets_does():
+    # MXNet 1.9.1's test_autograd.py does `from mxnet.autograd import *` and then uses NDArray
+    from sparsenet import autograd
+    star = {name: getattr(autograd, name) for name in autograd.__all__}  # what `*` imports
+    assert star["NDArray"] is mx.nd.NDArray
+    assert star["record"] is mx.autograd.record
