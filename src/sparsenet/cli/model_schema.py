@@ -116,13 +116,10 @@ MAX_JSON_BYTES = 1 << 20
 #: Deeper nesting of arrays/objects is refused (the files written are 3 deep).
 MAX_JSON_DEPTH = 16
 
-#: The model-dependent keys of ``arch``, per ``--model``.
-_ARCH_KEYS = {
-    "linear": (), "logistic": (), "softmax": (),
-    "fm": ("factor_size",), "widedeep": ("hidden",), "mlp": ("hidden", "activation"),
-}
-#: The task a model fixes (None: the loss picks it).
-_FIXED_TASK = {"linear": "regression", "logistic": "binary", "softmax": "multiclass"}
+#: The model-dependent keys of ``arch``, per ``--model`` (those of its default arch).
+_ARCH_KEYS = {name: tuple(arch) for name, (_, arch) in MODELS.items()}
+#: The task a model fixes (absent: the loss picks it).
+_FIXED_TASK = {name: task for name, (task, _) in MODELS.items() if task is not None}
 
 
 def _bad(path, key, problem):

@@ -27,7 +27,7 @@ import torch
 
 from .stype import CSR, DEFAULT
 
-__all__ = ["empty", "zeros", "full", "populate", "zeros_nbytes", "device_memory",
+__all__ = ["empty", "zeros", "full", "populate", "zeros_nbytes", "device_memory", "over_memory",
            "HUGE_PAGE_MIN_BYTES", "POPULATE_MIN_BYTES"]
 
 HUGE_PAGE_MIN_BYTES = 4 << 20
@@ -176,3 +176,23 @@ def device_memory(ctx):
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def over_memory(arrays, ctx):
+    """``(k, sizes, limit)`` when the zero arrays ``arrays`` (``(shape, dtype, stype)`` each)
+    need together more than the memory of ``ctx``'s device, ``k`` the largest; None when
+    they fit or the memory is unknown. Callers raise their own error, naming array ``k``.
+
+    >>> import sparsenet as mx
+    >>> over_memory([((2, 3), 'float32', 'default')], mx.cpu()) is None
+    True
+    >>> over_memory([((2**40, 2**10), 'float32', 'default')], mx.cpu())[0]
+    0
+    """
+    limit = device_memory(ctx)
+    if limit is None or not arrays:
+        return None
+    sizes = [zeros_nbytes(shape, dtype, stype) for shape, dtype, stype in arrays]
+    if sum(sizes) <= limit:
+        return None
+    return max(range(len(sizes)), key=sizes.__getitem__), sizes, limit

@@ -16,7 +16,7 @@ the output unwritten without a word).
 """
 from ..base import SparsenetError
 from ..ndarray.creation import zeros
-from ..ndarray.memory import device_memory, zeros_nbytes
+from ..ndarray.memory import over_memory, zeros_nbytes
 from .errors import CustomOpMemoryError, CustomOpValueError
 
 __all__ = ["check_fits", "allocate", "check_written"]
@@ -42,11 +42,10 @@ def check_fits(op_type, what, names, shapes, dtypes, stypes, ctx):
     (float32, default): 4503599627370496 bytes, more than the ... bytes of memory of cpu(0);
     check the shapes infer_shape returns
     """
-    limit = device_memory(ctx)
-    sizes = [zeros_nbytes(s, d, st) for s, d, st in zip(shapes, dtypes, stypes)]
-    if limit is None or sum(sizes) <= limit:
+    over = over_memory(list(zip(shapes, dtypes, stypes)), ctx)
+    if over is None:
         return
-    k = max(range(len(sizes)), key=sizes.__getitem__)
+    k, sizes, limit = over
     name = names[k] if k < len(names) else None
     raise CustomOpMemoryError(
         f"custom operator {op_type!r}: infer_shape declared "

@@ -305,9 +305,7 @@ class Operator:
                                    else wrap(res))
                         return res if out is None else _write_out(res, out)
             # arrays (dense or sparse) given positionally, parameters by keyword
-            if (not self.variadic and len(args) <= self._n_inputs
-                    and _ARRAY_TYPES.issuperset(map(type, args))
-                    and (not kwargs or self._param_set.issuperset(kwargs))):
+            if self._positional(args, kwargs):
                 inputs = args
                 params = {**self.defaults, **kwargs} if kwargs else self.defaults
             else:
@@ -329,12 +327,16 @@ class Operator:
         except CONVERTED as e:  # a builtin error from torch or a kernel: a sparsenet one
             raise_op_error(self.name, e, args)
 
-    def _split_args(self, args, kwargs):
-        if (not self.variadic and len(args) <= self._n_inputs
+    def _positional(self, args, kwargs):
+        """Whether a call gives its arrays (dense or sparse) positionally and only parameters
+        by keyword (no input by name): the common call, which needs no argument binding."""
+        return (not self.variadic and len(args) <= self._n_inputs
                 and _ARRAY_TYPES.issuperset(map(type, args))
-                and (not kwargs or self._param_set.issuperset(kwargs))):
-            # arrays positionally, parameters by keyword (no input given by name): the
-            # arrays as given and the bound parameters, as the general case below makes them
+                and (not kwargs or self._param_set.issuperset(kwargs)))
+
+    def _split_args(self, args, kwargs):
+        if self._positional(args, kwargs):
+            # the arrays as given and the bound parameters, as the general case below makes
             return list(args), self.bind_params(kwargs)
         if self.variadic:
             if len(args) == 1 and isinstance(args[0], (list, tuple)):

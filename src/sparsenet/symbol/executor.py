@@ -34,7 +34,7 @@ from ..base import (InvalidArgumentError, InvalidArgumentTypeError, OutOfMemoryE
                     SparsenetError)
 from ..context import as_context, current_context
 from ..ndarray.creation import zeros
-from ..ndarray.memory import device_memory, zeros_nbytes
+from ..ndarray.memory import over_memory
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
@@ -170,7 +170,8 @@ class Executor:
         missing = [n for n, a in zip(names, arrays) if a is None]
         if missing:
             unknown = sorted(set(args) - set(names)) if isinstance(args, dict) else []
-            hint = f"; the args dict also holds {unknown}, which are not arguments" if unknown else ""
+            hint = (f"; the args dict also holds {unknown}, which are not arguments"
+                    if unknown else "")
             raise InvalidArgumentError(f"bind: no array given for argument(s) {missing}{hint}")
         for n, a in zip(names, arrays):
             if not isinstance(a, NDArray):
@@ -483,13 +484,10 @@ def _check_fits(arrays, ctx, where):
     zero arrays ``arrays`` (``(name, shape, dtype, stype)`` each) need more than the memory of
     ``ctx``'s device (a shape rule or a custom operator's ``infer_shape`` declaring a huge
     shape); names the largest and its shape."""
-    limit = device_memory(ctx)
-    if limit is None or not arrays:
+    over = over_memory([a[1:] for a in arrays], ctx)
+    if over is None:
         return
-    sizes = [zeros_nbytes(shape, dtype, stype) for _, shape, dtype, stype in arrays]
-    if sum(sizes) <= limit:
-        return
-    k = max(range(len(sizes)), key=sizes.__getitem__)
+    k, sizes, limit = over
     name, shape, dtype, stype = arrays[k]
     raise OutOfMemoryError(f"{where}: {name} of shape {tuple(shape)} ({dtype}, {stype}) needs "
                            f"{sizes[k]} bytes ({sum(sizes)} for all {len(sizes)} arrays), more "
