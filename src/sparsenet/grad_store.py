@@ -115,8 +115,8 @@ def coo_rows(g, owned=False):
     ([1, 3], [[2.0], [5.0]])
     """
     idx, vals = coo_parts(g)
-    if g.is_coalesced():  # taken over as a buffer's rows: a copy unless nobody holds them
-        return (vals if owned else vals.clone()), idx[0]
+    if g.is_coalesced():
+        return vals, idx[0]
     rows = coalesce_rows(idx, vals, in_place=owned)
     if rows is not None:
         return rows[1], rows[0]
@@ -201,6 +201,9 @@ def _sparse_into_rsp(buf, var, g, add, owned):
     if data.dtype != buf._data.dtype:
         data = data.to(buf._data.dtype)
     if not add and buf._grad is None:
+        if not owned and (data.untyped_storage().data_ptr()
+                          == g._values().untyped_storage().data_ptr()):
+            data = data.clone()  # g's own values (it came coalesced), which others may hold
         buf._data, buf._indices = data, rows  # the buffer takes the rows over
         return
     _write(buf, RowSparseNDArray._from_parts(data, rows, buf.shape), add)
