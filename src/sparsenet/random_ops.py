@@ -14,8 +14,6 @@ parameter names are the operators': ``sample_normal(mu, sigma)``,
 >>> mx.nd.sample_normal(mx.nd.array([0.0, 5.0]), mx.nd.array([1.0, 1.0]), shape=4).shape
 (2, 4)
 """
-from . import random as _random
-
 __all__ = ["random_uniform", "random_normal", "random_gamma", "random_exponential",
            "random_poisson", "random_negative_binomial", "random_generalized_negative_binomial",
            "random_randint", "sample_uniform", "sample_normal", "sample_gamma",
@@ -179,3 +177,8 @@ def sample_multinomial(data, shape=None, get_prob=False, dtype="int32", out=None
 
 uniform = random_uniform
 normal = random_normal
+
+
+# Imported last: sparsenet.random imports sparsenet.ndarray, which imports the names above from
+# this module; so that this module can be a process's first import, they must exist by then.
+from . import random as _random  # noqa: E402
