@@ -386,7 +386,10 @@ class NDArray:
         recording.register_variable(self)
 
     def _make_leaf(self, requires_grad):
-        self._t = self._t.detach().requires_grad_(requires_grad)
+        # An integer array keeps its gradient buffer (MXNet allocates one for an int8
+        # Parameter) but no gradient flows into it: torch tracks floating point only.
+        t = self._t.detach()
+        self._t = t.requires_grad_(requires_grad and (t.is_floating_point() or t.is_complex()))
 
     @property
     def grad(self):
