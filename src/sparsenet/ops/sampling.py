@@ -76,12 +76,21 @@ def _gamma(alpha, scale):
     return g * scale
 
 
+def standard_normal(shape, device):
+    """N(0, 1) draws in float64: the stream every normal sample of sparsenet comes from.
+
+    ``mx.random.normal`` and SGLD's noise both draw here, so that after ``mx.random.seed(s)``
+    they give the same numbers (MXNet's test_sgld relies on it).
+    """
+    return torch.randn(shape, dtype=torch.float64, device=device)
+
+
 def _draw_float64(dist, p, shape, device):
     if dist == "uniform":
         return p["low"] + (p["high"] - p["low"]) * torch.rand(shape, dtype=torch.float64,
                                                                 device=device)
     if dist == "normal":
-        return p["loc"] + p["scale"] * torch.randn(shape, dtype=torch.float64, device=device)
+        return p["loc"] + p["scale"] * standard_normal(shape, device)
     if dist == "gamma":
         return _gamma(p["alpha"], p["beta"])
     if dist == "exponential":
