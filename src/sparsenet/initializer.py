@@ -30,7 +30,7 @@ from .ndarray.ndarray import NDArray, to_tensor
 from .ndarray.row_sparse import RowSparseNDArray
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Zero", "One",
-           "Constant", "Uniform", "Normal", "Xavier", "MSRAPrelu"]
+           "Constant", "Uniform", "Normal", "Xavier", "MSRAPrelu", "LSTMBias"]
 
 _REGISTRY = {}
 
@@ -391,3 +391,30 @@ class MSRAPrelu(Xavier):
     def __init__(self, factor_type="avg", slope=0.25):
         super().__init__("gaussian", factor_type, 2.0 / (1 + slope ** 2))
         self._kwargs = {"factor_type": factor_type, "slope": slope}
+
+
+@register
+class LSTMBias(Initializer):
+    """An LSTM cell's bias: zeros, with the forget gate's quarter set to ``forget_bias``.
+
+    The gates are stacked in MXNet's order (input, forget, cell, output), so the
+    second quarter of the ``4 * hidden`` entries is the forget gate's.
+
+    >>> import sparsenet as mx
+    >>> b = mx.nd.ones((8,)); LSTMBias(2.0)(InitDesc('lstm_i2h_bias'), b); b.asnumpy()
+    array([0., 0., 2., 2., 0., 0., 0., 0.], dtype=float32)
+    """
+
+    def __init__(self, forget_bias=1.0):
+        super().__init__(forget_bias=forget_bias)
+        self.forget_bias = forget_bias
+
+    def _init_weight(self, name, arr):
+        hidden = int(arr.shape[0]) // 4
+
+        def fill(t):
+            t.zero_()
+            t[hidden:2 * hidden] = float(self.forget_bias)
+        _sample(arr, fill)
+
+    _init_bias = _init_weight

@@ -54,6 +54,8 @@ from ..ops.dot import dot, batch_dot
 from ..ops.indexing import (slice, crop, slice_axis, slice_like, take, retain, concat, Concat,
                             stack, split, SliceChannel, one_hot, pick, gather_nd)
 from ..ops.nn import FullyConnected, Embedding, Activation, Dropout, LeakyReLU
+from ..ops.rnn import RNN
+from ..ops.sequence import SequenceMask, SequenceLast, SequenceReverse
 from ..ops.norm import BatchNorm, LayerNorm, InstanceNorm, GroupNorm
 from ..ops.conv import Convolution, Deconvolution
 from ..ops.pooling import Pooling, Pad
@@ -115,7 +117,8 @@ __all__ = [
     "norm", "square_sum", "argmax", "argmin", "argmax_channel", "topk", "sort", "argsort",
     "dot", "batch_dot", "slice", "crop", "slice_axis", "slice_like", "take", "retain", "concat",
     "Concat", "stack", "split", "SliceChannel", "one_hot", "pick", "gather_nd",
-    "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU",
+    "FullyConnected", "Embedding", "Activation", "Dropout", "LeakyReLU", "RNN",
+    "SequenceMask", "SequenceLast", "SequenceReverse",
     "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "Convolution", "Deconvolution",
     "Pooling", "Pad", "pad",
     "LinearRegressionOutput", "LogisticRegressionOutput", "MAERegressionOutput", "SoftmaxOutput",

@@ -13,15 +13,18 @@ import torch
 
 from ..base import InvalidArgumentError, StorageTypeError
 from ..ops.allclose import allclose
+from ..ops.deformable_conv import DeformableConvolution, ModulatedDeformableConvolution
 from ..ops.quadratic import quadratic
 from ..ops.ste import round_ste, sign_ste
 from ..ops.update_rules import adamw_update, group_adagrad_update
 from ..ops.sparse_embedding import SparseEmbedding
+from ..ops.sync_batch_norm import SyncBatchNorm
 from .csr import CSRNDArray
 from .ndarray import NDArray
 
 __all__ = ["getnnz", "allclose", "quadratic", "round_ste", "sign_ste", "adamw_update",
-           "group_adagrad_update", "SparseEmbedding"]
+           "group_adagrad_update", "SparseEmbedding", "SyncBatchNorm",
+           "DeformableConvolution", "ModulatedDeformableConvolution"]
 
 
 def getnnz(data, axis=None):

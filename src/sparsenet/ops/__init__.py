@@ -13,11 +13,14 @@ from . import registry
 from . import cast, unary, scalar, binary, arithmetic, shape, reduce, dot, indexing, nn, loss
 from . import update_rules
 from . import sparse_embedding
-from . import layer_common, norm, conv, pooling
+from . import layer_common, norm, sync_batch_norm, conv, pooling
+from . import deformable_conv
 from . import softmax, minmax, scatter, layout, quadratic, reset, sampling, ste
+from . import sequence, fill
+from . import rnn
 from . import methods
 
 __all__ = ["registry", "cast", "unary", "scalar", "binary", "arithmetic", "shape", "reduce", "dot",
            "indexing", "nn", "loss", "update_rules", "sparse_embedding",
-           "layer_common", "norm", "conv", "pooling", "softmax", "minmax", "scatter", "layout",
-           "quadratic", "reset", "sampling", "ste", "methods"]
+           "layer_common", "norm", "sync_batch_norm", "conv", "deformable_conv", "pooling",
+           "softmax", "minmax", "scatter", "layout", "quadratic", "reset", "sampling", "ste", "sequence", "fill", "rnn", "methods"]

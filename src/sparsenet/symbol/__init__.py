@@ -16,9 +16,10 @@ from . import name, op, sparse, contrib, _internal
 from .symbol import Symbol, Variable, var, Group, load, load_json, fromjson
 from .op import SymbolOperator, maximum, minimum, power, pow, hypot
 from .executor import Executor
+from .creation import zeros, ones
 
 globals().update(op.SYMBOL_OPS)
 
 __all__ = ["Symbol", "Variable", "var", "Group", "load", "load_json", "fromjson", "Executor",
            "SymbolOperator", "maximum", "minimum", "power", "pow", "hypot", "sparse", "contrib",
-           "name", "op"] + sorted(op.SYMBOL_OPS)
+           "name", "op", "zeros", "ones"] + sorted(op.SYMBOL_OPS)

@@ -1,4 +1,4 @@
 """Contributed Gluon components (``mx.gluon.contrib``)."""
-from . import nn
+from . import cnn, nn, rnn
 
-__all__ = ["nn"]
+__all__ = ["cnn", "nn", "rnn"]
