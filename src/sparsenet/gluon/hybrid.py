@@ -19,6 +19,8 @@ array([[3., 3.]], dtype=float32)
 >>> net._cached_graph.symbol.list_arguments()
 ['data', 'fc_weight', 'fc_bias']
 """
+import operator
+
 from .. import symbol as sym_mod
 from ..base import InvalidArgumentError, InvalidArgumentTypeError, StateError
 from ..ndarray import serialization
@@ -26,6 +28,8 @@ from ..ndarray.ndarray import NDArray
 from ..symbol.executor import Program
 from ..symbol.symbol import Group, Symbol, Variable
 from .parameter import DeferredInitializationError
+
+_STYPE_OF = operator.attrgetter("stype")
 
 __all__ = ["CachedGraph", "param_variable", "symbolic_forward", "run_hybridized",
            "export_block", "params_ready"]
@@ -92,6 +96,10 @@ class CachedGraph:
         self.params = params
         self.structure = structure
         self._programs = {}
+        # what feeds each Program input, decided once: the call's input k, or a Parameter
+        position = {n: k for k, n in enumerate(self.input_names)}
+        self._feeds = [(position[n], None) if n in position else (None, params[n])
+                       for n in self.arg_names]
 
     @classmethod
     def trace(cls, block, num_inputs):
@@ -119,10 +127,11 @@ class CachedGraph:
                 raise InvalidArgumentTypeError(
                     f"hybridized block: input {i} must be an NDArray, got "
                     f"{type(x).__name__}")
-        ctx = inputs[0].context
-        given = dict(zip(self.input_names, inputs))
-        arrays = [given[n] if n in given else self.params[n].data(ctx) for n in self.arg_names]
-        key = tuple(a.stype for a in arrays)
+        x = inputs[0]
+        # a parameter's value on the first input's context (its data() there), as the
+        # eager forward looks it up
+        arrays = [inputs[k] if p is None else p._data_like(x) for k, p in self._feeds]
+        key = tuple(map(_STYPE_OF, arrays))  # the program's signature: one per stypes
         program = self._programs.get(key)
         if program is None:
             program = self._programs[key] = Program(self.symbol, dict(zip(self.arg_names, key)))

@@ -7,7 +7,10 @@ error, or nothing), and lays the graph out as a list of steps over numbered
 slots: the inputs first (arguments, then auxiliary states), then every node
 output. Running a program calls each step's operator on the arrays in its
 slots, in the caller's autograd state, so the executor and a hybridized Gluon
-block record their graphs like imperative calls.
+block record their graphs like imperative calls. What the plan settles once per
+input signature is not redone per call: a node that runs on dense inputs with no
+rule row to choose calls the operator's dense definition directly (the registry's
+dense fast path, without its per-call checks); the other nodes dispatch.
 
 Set ``MXNET_INFER_STORAGE_TYPE_VERBOSE_LOGGING=1`` (or
 ``SPARSENET_INFER_STORAGE_TYPE_VERBOSE_LOGGING=1``) to log, at compile time,
@@ -25,7 +28,11 @@ import os
 import sys
 
 from .. import config
-from .infer import FALLBACK, arg_storage_types, storage_plan
+from ..context import LOGICAL
+from ..ndarray.ndarray import NDArray, wrap
+from ..ndarray.stype import DEFAULT
+from ..ops.registry import _MULTI_DEVICE, _check_devices
+from .infer import DENSE, FALLBACK, arg_storage_types, storage_plan
 from .op_traits import node_state
 
 __all__ = ["Program", "input_names"]
@@ -60,17 +67,28 @@ def input_names(symbol):
 
 
 class _Step:
-    """One operator node, compiled: operator, bound parameters, input and output slots."""
+    """One operator node, compiled: operator, bound parameters, input and output slots.
 
-    __slots__ = ("op", "params", "inputs", "outputs", "fallback", "node", "single", "state")
+    ``dense`` is the operator's dense definition where the plan runs it on dense
+    inputs and no rule row can apply (the registry's dense fast path, decided once
+    here rather than per call); None where the call dispatches.
+    """
 
-    def __init__(self, node, inputs, outputs, fallback):
+    __slots__ = ("op", "params", "inputs", "outputs", "fallback", "node", "single", "state",
+                 "dense", "dispatch")
+
+    def __init__(self, node, inputs, outputs, decision):
         self.node = node
-        self.op = node.op
-        self.params = node.op.bind_params(node.params)
-        self.state = node_state(node.op, self.params)  # a custom operator's, else None
-        self.inputs, self.outputs, self.fallback = tuple(inputs), tuple(outputs), fallback
+        op = self.op = node.op
+        self.params = op.bind_params(node.params)
+        self.state = node_state(op, self.params)  # a custom operator's, else None
+        self.fallback = decision.dispatch == FALLBACK
+        self.inputs, self.outputs = tuple(inputs), tuple(outputs)
         self.single = outputs[0] if len(outputs) == 1 else None
+        self.dispatch = op._dispatch
+        self.dense = op.fn if (op._dense_only and self.state is None
+                               and decision.dispatch == DENSE
+                               and all(st == DEFAULT for st in decision.in_stypes)) else None
 
 
 class Program:
@@ -134,7 +152,7 @@ class Program:
                 config.report_fallback(node.op.name, decision.in_stypes,
                                        detail=f" at symbol node '{node.name}'",
                                        key=("symbol node", node.name, id(node)), count=False)
-            steps.append(_Step(node, ins, outs, fallback))
+            steps.append(_Step(node, ins, outs, decision))
         self.names = names
         self.steps = steps
         self.num_inputs = len(names)
@@ -146,31 +164,49 @@ class Program:
                            for n, i in symbol._outputs]
 
     def run(self, arrays):
-        """The outputs for input ``arrays`` (in :attr:`names` order)."""
+        """The outputs for input ``arrays`` (in :attr:`names` order).
+
+        Runs in the caller's autograd state, as the eager operators do: the
+        caller's ``autograd.record()`` records the graph, torch's ``no_grad``
+        is respected.
+        """
         values = list(arrays)
         values += self._free_slots
         # each falling-back node was warned about once, when compiled
         quiet = self._has_fallback and config.get_storage_fallback() == "warn"
-        for step in self.steps:
-            inputs = [values[s] for s in step.inputs]
-            try:
-                if step.fallback and quiet:
+        direct = not LOGICAL.on  # host contexts other than cpu(0) place results: dispatch
+        step = None
+        try:
+            for step in self.steps:
+                inputs = [values[s] for s in step.inputs]
+                dense = step.dense
+                if dense is not None and direct:
+                    tensors = [a._t for a in inputs if a.__class__ is NDArray]
+                    if len(tensors) != len(inputs):  # a kernel upstream declined: dispatch
+                        result = step.dispatch(inputs, step.params)
+                    else:
+                        if _MULTI_DEVICE and len(inputs) > 1:
+                            _check_devices(inputs, step.op.name)
+                        res = dense(*tensors, **step.params)
+                        result = ([wrap(t) for t in res] if isinstance(res, (tuple, list))
+                                  else wrap(res))
+                elif step.fallback and quiet:
                     with config.storage_fallback("silent"):
-                        result = step.op._dispatch(inputs, step.params)
+                        result = step.dispatch(inputs, step.params)
                 elif step.state is not None:
                     result = step.state(inputs)
                 else:
-                    result = step.op._dispatch(inputs, step.params)
-            except (ValueError, TypeError, IndexError) as e:
-                located = _at_node(e, step.node)
-                if located is e:
-                    raise
-                raise located from e
-            if step.single is not None and not isinstance(result, list):
-                values[step.single] = result
-            else:
-                for s, r in zip(step.outputs, result):
-                    values[s] = r
+                    result = step.dispatch(inputs, step.params)
+                if step.single is not None and not isinstance(result, list):
+                    values[step.single] = result
+                else:
+                    for s, r in zip(step.outputs, result):
+                        values[s] = r
+        except (ValueError, TypeError, IndexError) as e:
+            located = _at_node(e, step.node)
+            if located is e:
+                raise
+            raise located from e
         return [values[s] for s in self.out_slots]
 
 
