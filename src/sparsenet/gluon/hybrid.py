@@ -160,6 +160,7 @@ def run_hybridized(block, *inputs):
     graph = getattr(block, "_cached_graph", None)
     if graph is None or len(graph.input_names) != len(inputs):
         if not params_ready(block, inputs[0].context):
+            block._deferred_call_inputs = len(inputs)  # export() traces once they are set up
             return NotImplemented
         graph = block._cached_graph = CachedGraph.trace(block, len(inputs))
     return graph(*inputs)
@@ -172,6 +173,13 @@ def export_block(block, path, epoch=0):
     Returns the two file names.
     """
     graph = getattr(block, "_cached_graph", None)
+    ninputs = getattr(block, "_deferred_call_inputs", None)
+    if graph is None and getattr(block, "_active", False) and ninputs is not None:
+        # the first call ran imperatively to finish deferred initialisation: trace it now
+        ctx = next((p.list_ctx()[0] for p in block.collect_params().values()
+                    if p._data is not None), None)
+        if ctx is not None and params_ready(block, ctx):
+            graph = block._cached_graph = CachedGraph.trace(block, ninputs)
     if graph is None:
         raise StateError("Please first call block.hybridize() and then run forward with "
                          "this block at least once before calling export.")
