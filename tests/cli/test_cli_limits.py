@@ -50,21 +50,33 @@ def _file(tmp_path, name, text):
 # -- classes from the labels --------------------------------------------------------------
 
 @pytest.mark.parametrize("label", ["1000000000", "50000000", str(MAX_AUTO_CLASSES)])
-def test_softmax_label_beyond_the_bound_needs_classes(tmp_path, label):
+def test_softmax_large_labels_are_mapped_to_classes(tmp_path, label):
+    # the classes are the distinct labels (as scikit-learn's), not 1 + the largest label:
+    # two labels, two classes, however large they are
     data = _file(tmp_path, "d.svm", f"0 1:1\n{label} 1:1\n")
+    out = tmp_path / "m"
+    status, err = _run(["train", data, "--features", "4", "--model", "softmax", "--out",
+                        str(out), "--quiet", "--epochs", "1"])
+    assert status == 0, err
+    config = json.loads((out / "model.json").read_text())
+    assert (config["classes"], config["labels"]) == (2, [0, int(label)])
+
+
+def test_softmax_more_distinct_labels_than_the_bound_need_classes(tmp_path):
+    data = _file(tmp_path, "d.svm",
+                 "".join(f"{k} 0:1\n" for k in range(MAX_AUTO_CLASSES + 1)))
     out = tmp_path / "m"
     status, err = _run(["train", data, "--features", "4", "--model", "softmax", "--out",
                         str(out), "--quiet"])
     assert status == 1
     line = _one_error_line(err)
-    assert f"the largest label is {label}" in line and "pass --classes K" in line
-    assert f"more than the {MAX_AUTO_CLASSES} counted without --classes" in line
+    assert f"more than {MAX_AUTO_CLASSES} distinct labels" in line and "pass --classes K" in line
+    assert "the most a multiclass model takes from the data without --classes" in line
     assert not (out / "model.json").exists()
 
 
-def test_softmax_largest_allowed_label_trains(tmp_path):
-    top = MAX_AUTO_CLASSES - 1
-    data = _file(tmp_path, "d.svm", f"0 1:1\n{top} 2:1\n")
+def test_softmax_as_many_distinct_labels_as_the_bound_trains(tmp_path):
+    data = _file(tmp_path, "d.svm", "".join(f"{k} 1:1\n" for k in range(MAX_AUTO_CLASSES)))
     out = tmp_path / "m"
     status, err = _run(["train", data, "--features", "4", "--model", "softmax", "--out",
                         str(out), "--epochs", "1", "--quiet"])

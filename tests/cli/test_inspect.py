@@ -191,7 +191,8 @@ def test_plot_without_matplotlib(capsys, binary, tmp_path, monkeypatch):
 def test_missing_file(capsys, tmp_path):
     assert main(["inspect", str(tmp_path / "nope.svm")]) == 1
     err = capsys.readouterr().err
-    assert err == f"sparsenet: error: {tmp_path / 'nope.svm'}: inspect: no such file or directory\n"
+    # the format of every command (train's, eval's, ...): sparsenet.cli.paths
+    assert err == f"sparsenet: error: {tmp_path / 'nope.svm'}: no such file or directory\n"
 
 
 def test_bad_flag_is_a_usage_error(capsys, binary):

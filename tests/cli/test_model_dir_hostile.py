@@ -159,7 +159,8 @@ def test_mutated_model_json_is_refused_in_one_line(base, name, data, op):
         text = json.dumps(config)
     elif op == "delete":
         _delete(config, key)
-        refused_key = ".".join(key)
+        # labels and scale_file may be absent (directories written before they existed)
+        refused_key = None if key in (("labels",), ("scale_file",)) else ".".join(key)
         text = json.dumps(config)
     elif op == "add":
         new = data.draw(st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8),

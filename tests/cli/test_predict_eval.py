@@ -145,7 +145,6 @@ def test_bad_flags_fail(trained, tmp_path, capsys):
            "expected true, false or exact, got 'maybe'", status=2)
     _fails(capsys, ["train", val, "--features", "0", "--out", out],
            "expected an integer in [1, 1099511627776], got '0'", status=2)
-    _fails(capsys, ["train", val, "--out", out, "--quiet"], "--features is required")
     _fails(capsys, ["train", val, "--features", str(FEATURES), "--out", out,
                     "--model", "linear", "--loss", "logistic"],
            "model 'linear' is a regression model, but the loss trains binary models")

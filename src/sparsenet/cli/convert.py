@@ -230,7 +230,9 @@ def add_parser(subparsers):
 def run(args):
     """Convert ``args.input`` to ``args.output``; print a one-line summary; return 0."""
     from . import convert_arrays  # on first use: imports torch
+    from .paths import require_paths  # on first use (start-up)
 
+    require_paths(args.input)  # the wording of every command
     if convert_arrays.is_array_file(args.input):
         print(convert_arrays.convert(args.input, args.output))
         return 0

@@ -4,7 +4,9 @@ Files are streamed with :class:`sparsenet.io.LibSVMIter` (``round_batch=False``:
 row once per pass, in file order). Labels are checked against the task:
 
 - ``binary``: 0/1 or -1/+1 (-1 read as 0);
-- ``multiclass``: integers in ``[0, classes)``;
+- ``multiclass``: the labels the model was trained on (``model.json``'s ``labels``,
+  inferred from the training data), mapped to class indices; or, for a model given
+  ``--classes K``, integers in ``[0, K)``;
 - ``regression``: any finite number.
 
 >>> import numpy as np
@@ -16,26 +18,64 @@ import numpy as np
 from .. import autograd
 from ..base import InvalidArgumentError
 from ..io import LibSVMIter
-from ..models.tasks import predict
 from .model_schema import MAX_AUTO_CLASSES
 
-__all__ = ["open_batches", "task_labels", "count_classes", "predictions", "MAX_AUTO_CLASSES"]
+__all__ = ["open_batches", "task_labels", "infer_labels", "predictions", "MAX_AUTO_CLASSES",
+           "scaled"]
 
 
 
-def open_batches(path, features, batch_size, ctx, index_base=0, workers=4):
-    """A ``LibSVMIter`` over ``path`` with ``features`` columns."""
-    return LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size,
-                      round_batch=False, ctx=ctx, zero_based=index_base == 0,
-                      prefetch_buffer=workers)
+def open_batches(path, features, batch_size, ctx, index_base=0, workers=4, scale=None):
+    """A ``LibSVMIter`` over ``path`` with ``features`` columns; with ``scale`` (each
+    feature's divisor, ``--scale``), batches whose values are divided by it
+    (:func:`scaled`)."""
+    batches = LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size,
+                         round_batch=False, ctx=ctx, zero_based=index_base == 0,
+                         prefetch_buffer=workers)
+    return batches if scale is None else scaled(batches, scale, ctx)
 
 
-def task_labels(labels, task, classes, path, row0):
+def scaled(batches, scale, ctx):
+    """Yield ``batches`` with each CSR value divided by its feature's ``scale`` (a NumPy
+    vector, one positive divisor per column: ``--scale``'s largest absolute values).
+
+    >>> import sparsenet as mx
+    >>> from sparsenet.io import DataBatch
+    >>> x = mx.nd.sparse.csr_matrix(np.array([[0, 4.0], [2.0, 8.0]], dtype=np.float32))
+    >>> batch = DataBatch([x], [mx.nd.array([0, 1])])
+    >>> next(scaled([batch], np.array([2.0, 8.0]), mx.cpu())).data[0].asnumpy()
+    array([[0. , 0.5],
+           [1. , 1. ]], dtype=float32)
+    """
+    # on first use: the ndarray namespace imports torch
+    from ..ndarray import array, take
+    from ..ndarray.sparse import csr_matrix  # on first use (as above)
+
+    inverse = array((1.0 / np.asarray(scale, np.float64)).astype(np.float32), ctx=ctx)
+    for batch in batches:
+        x = batch.data[0]
+        factors = take(inverse, x.indices)
+        batch.data[0] = csr_matrix((x.data * factors, x.indices, x.indptr), shape=x.shape,
+                                   validate=False)
+        yield batch
+
+
+def task_labels(labels, task, classes, path, row0, label_values=None):
     """``labels`` (NumPy) checked for ``task`` and mapped to what the loss takes (float32);
-    ``row0`` is the 0-based row of the first label in ``path`` (for the error)."""
+    ``row0`` is the 0-based row of the first label in ``path`` (for the error).
+
+    A multiclass model whose labels were inferred from the data has ``label_values``, its
+    sorted distinct labels: label ``label_values[i]`` is class ``i`` (as scikit-learn's
+    classifiers map ``classes_``).
+
+    >>> task_labels(np.array([4.0, 1.0]), 'multiclass', 2, 'd.svm', 0, [1.0, 4.0])
+    array([1., 0.], dtype=float32)
+    """
     labels = np.asarray(labels, dtype=np.float32)
     if task == "regression":
         return labels
+    if task == "multiclass" and label_values is not None:
+        return _class_indices(labels, label_values, path, row0)
     if task == "binary":
         bad = (labels != 0) & (labels != 1) & (labels != -1)
         what = "0/1 or -1/+1"
@@ -51,37 +91,47 @@ def task_labels(labels, task, classes, path, row0):
     return np.where(labels < 0, 0, labels).astype(np.float32)
 
 
-def count_classes(path, features, batch_size, ctx, index_base=0):
-    """``1 + the largest label`` of ``path`` (one pass over the file), at most
-    :data:`MAX_AUTO_CLASSES`."""
-    top, rows = 0.0, 0
-    for batch in open_batches(path, features, batch_size, ctx, index_base):
-        label = batch.label[0].asnumpy()
-        if label.size:
-            top = max(top, float(label.max()))
-            rows += label.size
-    if not rows:
-        raise InvalidArgumentError(f"{path}: no rows to train on (the data holds no lines "
-                                   f"with a label), so the number of classes cannot be "
-                                   f"counted; nothing was written")
-    if top != np.floor(top) or top < 1:
-        raise InvalidArgumentError(f"{path}: a multiclass model expects integer labels "
-                                   f"0, 1, ..., got a largest label of {top:g}")
-    if top + 1 > MAX_AUTO_CLASSES:
+def _class_indices(labels, label_values, path, row0):
+    known = np.asarray(label_values, dtype=np.float32)
+    where = np.minimum(np.searchsorted(known, labels), known.shape[0] - 1)
+    bad = known[where] != labels
+    if bad.any():
+        first = int(np.argmax(bad))
+        shown = ", ".join(f"{v:g}" for v in known[:20]) + (", ..." if known.shape[0] > 20
+                                                           else "")
         raise InvalidArgumentError(
-            f"{path}: the largest label is {top:.0f}, so a multiclass model would have "
-            f"{top + 1:.0f} classes, more than the {MAX_AUTO_CLASSES} counted without "
-            f"--classes; pass --classes K (K > the largest label) if the data really has "
-            f"that many classes, or fix the labels")
-    return int(top) + 1
+            f"{path}:{row0 + first + 1}: label {labels[first]:g} is not one of the "
+            f"{known.shape[0]} labels the model was trained on ({shown})")
+    return where.astype(np.float32)
 
 
-def predictions(net, task, batches, classes, path):
-    """Yield ``(labels, predictions)`` NumPy batches of ``net`` over ``batches``."""
+def infer_labels(summary, path):
+    """The sorted distinct labels of a multiclass training file (:func:`scan_data`'s
+    ``labels``), checked: at least 2 and at most :data:`MAX_AUTO_CLASSES`."""
+    if not summary.rows:
+        raise InvalidArgumentError(f"{path}: no rows to train on (the data holds no lines "
+                                   f"with a label), so the classes cannot be counted; "
+                                   f"nothing was written")
+    if summary.labels is None:
+        raise InvalidArgumentError(
+            f"{path}: more than {MAX_AUTO_CLASSES} distinct labels, the most a multiclass "
+            f"model takes from the data without --classes; pass --classes K (the labels are "
+            f"then the integers 0 .. K-1) if the data really has that many classes, or fix "
+            f"the labels")
+    if summary.labels.shape[0] < 2:
+        raise InvalidArgumentError(f"{path}: a multiclass model needs at least 2 distinct "
+                                   f"labels, the data has only {summary.labels[0]:g}")
+    return [int(v) if float(v).is_integer() else float(v) for v in summary.labels]
+
+
+def predictions(net, task, batches, classes, path, label_values=None):
+    """Yield ``(labels, scores)`` NumPy batches of ``net`` over ``batches``: the labels as
+    class indices (:func:`task_labels`) and the raw scores ``(rows, outputs)``
+    (:func:`sparsenet.cli.metrics_report.task_metrics` takes them)."""
     row = 0
     for batch in batches:
-        labels = task_labels(batch.label[0].asnumpy(), task, classes, path, row)
+        labels = task_labels(batch.label[0].asnumpy(), task, classes, path, row, label_values)
         row += labels.size
         with autograd.predict_mode():
-            preds = predict(net(batch.data[0]), task).asnumpy()
-        yield labels, preds
+            scores = net(batch.data[0]).asnumpy()
+        yield labels, scores

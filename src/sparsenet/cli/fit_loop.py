@@ -2,14 +2,23 @@
 
 Each epoch streams the training file once in file order (no shuffling, so a run
 resumed from a checkpoint continues exactly as the uninterrupted run would), shows a
-tqdm bar with the running loss and samples/s, computes the task's metrics on the
-predictions made while training (before each batch's update) and on the validation
-file, appends them to ``OUT/metrics.jsonl``, and writes the checkpoint
+tqdm bar with the running objective and samples/s (with a percentage and an ETA once
+the row count is known: from the pass that inferred sizes, else from the first
+epoch), computes the task's metrics on the predictions made while training (before
+each batch's update) and on the validation file, appends them to
+``OUT/metrics.jsonl``, and writes the checkpoint
 (:func:`sparsenet.cli.model_dir.write_checkpoint`).
 
->>> line = epoch_line(2, 3, {'loss': 0.5, 'auc': 0.9}, {'auc': 0.8}, 1.5, 1000)
+The training objective is reported under its own name (:func:`objective_name`) only
+when it is not already one of the task's metrics: the ``logistic`` and ``softmax``
+losses *are* the log-loss (both averaged over the rows of the epoch, computed from the
+same scores), so they are reported once, as ``logloss``; ``hinge``, ``l2``, ``l1`` and
+``huber`` appear as ``hinge_loss`` ... beside the metrics. Each quantity has one name,
+so the learning-curve plot draws one panel per quantity.
+
+>>> line = epoch_line(2, 3, {'hinge_loss': 0.5, 'auc': 0.9}, {'auc': 0.8}, 1.5, 1000)
 >>> line
-'epoch 2/3  train loss=0.5000 auc=0.9000  val auc=0.8000  (1.5 s, 667 samples/s)'
+'epoch 2/3  train hinge_loss=0.5000 auc=0.9000  val auc=0.8000  (1.5 s, 667 samples/s)'
 """
 import json
 import os
@@ -23,15 +32,28 @@ from .. import autograd
 from .. import ndarray as nd
 from ..atomic import atomic_write
 from ..base import InvalidArgumentError
-from ..models.tasks import predict
 from .data_stream import open_batches, predictions, task_labels
 from .metrics_report import format_metrics, task_metrics
 from .model_dir import write_checkpoint
 from .model_schema import MAX_JSON_BYTES, check_record, read_json_text
+from .notices import check_data
 
-__all__ = ["METRICS_FILE", "fit", "read_history", "epoch_line"]
+__all__ = ["METRICS_FILE", "fit", "read_history", "epoch_line", "objective_name"]
 
 METRICS_FILE = "metrics.jsonl"
+
+#: The losses that are the task's ``logloss`` metric (reported once, under that name).
+_LOG_LOSSES = ("logistic", "softmax")
+
+
+def objective_name(loss):
+    """The metrics name of the training objective ``loss`` (a ``--loss`` name), or None when
+    it is the task's ``logloss``.
+
+    >>> objective_name("hinge"), objective_name("logistic")
+    ('hinge_loss', None)
+    """
+    return None if loss in _LOG_LOSSES else f"{loss}_loss"
 
 
 def epoch_line(epoch, epochs, train, val, seconds, rows):
@@ -74,16 +96,20 @@ def _catch_up(trainer, x):
             trainer.catch_up(param, x.indices)
 
 
-def _train_epoch(net, loss_fn, trainer, config, opts, bar):
+def _train_epoch(net, loss_fn, trainer, config, opts, bar, watch):
     task, classes = config["task"], config["classes"]
     batches = open_batches(opts.data, config["features"], opts.batch_size, opts.context,
-                           config["index_base"], opts.num_workers)
-    labels_seen, preds_seen = [], []
+                           config["index_base"], opts.num_workers, opts.scale_vector)
+    objective = objective_name(config["loss"])
+    labels_seen, scores_seen = [], []
     loss_sum, rows = 0.0, 0
     for batch in batches:
         x = batch.data[0]
+        if watch is not None:
+            _watch(watch, x)
         _catch_up(trainer, x)
-        labels = task_labels(batch.label[0].asnumpy(), task, classes, opts.data, rows)
+        labels = task_labels(batch.label[0].asnumpy(), task, classes, opts.data, rows,
+                             config.get("labels"))
         y = nd.array(labels, ctx=x.context)
         with autograd.record():
             scores = net(x)
@@ -93,37 +119,52 @@ def _train_epoch(net, loss_fn, trainer, config, opts, bar):
         loss_sum += float(loss.sum().asscalar())
         rows += labels.size
         labels_seen.append(labels)
-        preds_seen.append(predict(scores.detach(), task).asnumpy())
+        scores_seen.append(scores.detach().asnumpy())
         bar.update(labels.size)
-        bar.set_postfix(loss=f"{loss_sum / rows:.4f}", refresh=False)
+        bar.set_postfix({objective or "logloss": f"{loss_sum / rows:.4f}"}, refresh=False)
     if not rows:
         return {}, 0
-    metrics = {"loss": loss_sum / rows}
-    metrics.update(task_metrics(task, np.concatenate(labels_seen), np.concatenate(preds_seen)))
+    metrics = {objective: loss_sum / rows} if objective else {}
+    metrics.update(task_metrics(task, np.concatenate(labels_seen), np.concatenate(scores_seen)))
     return metrics, rows
+
+
+def _watch(watch, x):
+    """Note the smallest column and the largest absolute value of the CSR batch ``x``."""
+    if x.stype != "csr" or not x.data.size:
+        return
+    watch["min_index"] = min(watch["min_index"], int(x.indices.min().asscalar()))
+    watch["max_abs"] = max(watch["max_abs"], float(nd.abs(x.data).max().asscalar()))
 
 
 def evaluate(net, config, path, opts):
     """The task's metrics of ``net`` on the file ``path`` (``{}`` when it has no rows)."""
     batches = open_batches(path, config["features"], opts.batch_size, opts.context,
-                           config["index_base"], opts.num_workers)
-    labels, preds = [], []
-    for y, p in predictions(net, config["task"], batches, config["classes"], path):
+                           config["index_base"], opts.num_workers, opts.scale_vector)
+    labels, scores = [], []
+    for y, s in predictions(net, config["task"], batches, config["classes"], path,
+                            config.get("labels")):
         labels.append(y)
-        preds.append(p)
+        scores.append(s)
     if not labels:
         return {}
-    return task_metrics(config["task"], np.concatenate(labels), np.concatenate(preds))
+    return task_metrics(config["task"], np.concatenate(labels), np.concatenate(scores))
 
 
 def fit(net, loss_fn, trainer, config, opts, start_epoch, history):
     """Train epochs ``start_epoch + 1 .. opts.epochs``; return the full metrics history."""
     for epoch in range(start_epoch + 1, opts.epochs + 1):
         began = time.perf_counter()
+        watch = None if opts.data_checked else {"min_index": np.inf, "max_abs": 0.0}
         with tqdm.tqdm(desc=f"epoch {epoch}/{opts.epochs}", unit=" rows", unit_scale=True,
-                       disable=opts.quiet or None, leave=False, file=sys.stderr) as bar:
-            train, rows = _train_epoch(net, loss_fn, trainer, config, opts, bar)
+                       total=opts.rows_known, disable=opts.quiet or None, leave=False,
+                       file=sys.stderr) as bar:
+            train, rows = _train_epoch(net, loss_fn, trainer, config, opts, bar, watch)
         seconds = time.perf_counter() - began
+        opts.rows_known = rows  # the bar's total from the next epoch on
+        if watch is not None and rows:
+            check_data(opts, None if watch["min_index"] == np.inf else watch["min_index"],
+                       watch["max_abs"])
         if not rows:
             raise InvalidArgumentError(f"{opts.data}: no rows to train on (the data holds no "
                                        f"lines); no checkpoint was written")

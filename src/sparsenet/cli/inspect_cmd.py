@@ -10,6 +10,12 @@ the index base: declared with ``--index-base 0|1``, or with ``auto`` (the
 default) *detected* from the evidence and reported as such (the readers never
 guess it: pass it to them explicitly).
 
+A model directory (one written by ``sparsenet train --out DIR``, with its
+``model.json``) is summarised instead: the model, its sizes and labels, how it was
+trained, its last epoch's metrics and its files (:mod:`sparsenet.cli.inspect_model`).
+A path that does not exist is reported as every command reports it
+(:func:`sparsenet.cli.paths.require_paths`).
+
 Malformed input: counting stops at the first malformed line. The statistics
 cover every line before it, the report ends with ``first malformed line:
 path:line:col: problem``, and the command exits with status 1 (the same message
@@ -62,6 +68,7 @@ Report what a LibSVM file holds, in one streaming pass (bounded memory; .gz/.zst
 are decompressed on the fly): rows, distinct feature indices, largest index, stored values
 per row (min/median/max), label distribution, qid, and the index base (declared with
 --index-base, or detected from the evidence with 'auto' and reported as detected).
+Given a model directory (written by 'sparsenet train --out DIR'), summarise the model.
 Counting stops at the first malformed line; its path:line:col and problem are reported
 and the exit status is 1."""
 
@@ -301,7 +308,8 @@ def add_parser(subparsers):
         "inspect", help="report what a LibSVM file holds (rows, features, labels, index base)",
         description=_DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", metavar="DATA",
-                        help="a LibSVM file or directory (.gz/.zst/.xz/.bz2 decompressed)")
+                        help="a LibSVM file or directory (.gz/.zst/.xz/.bz2 decompressed), "
+                             "or a model directory")
     parser.add_argument("--index-base", choices=("0", "1", "auto"), default="auto",
                         help="feature indices count from 0 or 1 (declared), or 'auto': read "
                              "them as written and report the base the evidence shows "
@@ -318,6 +326,13 @@ def add_parser(subparsers):
 
 def run(args):
     """Scan ``args.data`` and print the report; 0, or 1 after a malformed line."""
+    from .inspect_model import is_model_dir, model_report  # on first use (start-up)
+    from .paths import require_paths  # on first use (start-up)
+
+    require_paths(args.data)
+    if is_model_dir(args.data):
+        print("\n".join(model_report(args.data)))
+        return 0
     stats, err = scan(args.data, args.index_base, multilabel=args.multilabel,
                       weights=args.weights)
     print("\n".join(report(args.data, stats, err, args.index_base)))

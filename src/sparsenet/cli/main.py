@@ -14,7 +14,12 @@ A subcommand that fails on bad input raises the library's error (a
 :class:`~sparsenet.base.SparsenetError`) or an ``OSError``; :func:`main` prints it
 as one line, ``sparsenet: error: <message>``, on stderr (no traceback) and
 returns 1. Ctrl-C (``KeyboardInterrupt``) prints ``sparsenet: interrupted`` and returns
-130, as shells report a process stopped by SIGINT.
+130, as shells report a process stopped by SIGINT. A closed output pipe
+(``sparsenet predict ... | head -1``) ends the command quietly with status 141, as a
+Unix tool stopped by SIGPIPE does.
+
+``sparsenet --version`` prints the version; a mistyped command or choice is answered
+with the closest valid one (``did you mean 'train'?``, :mod:`difflib`, on every Python).
 
 Start-up: building the parser imports no torch, NumPy or SciPy (a subcommand module
 imports those inside its ``run``), and ``import sparsenet`` loads its namespaces on first
@@ -23,22 +28,60 @@ loading torch (tests/test_startup.py). A subcommand with ``--threads`` (``train`
 ``eval``, ``predict``) runs under :func:`sparsenet.cli.threads.torch_threads`.
 """
 import argparse
+import difflib
+import os
 import sys
 
 from ..base import SparsenetError
 from . import bench, convert, demo, evaluate, inspect_cmd, launch, predict, train
 from .threads import torch_threads
 
-__all__ = ["SUBCOMMANDS", "build_parser", "main", "ERRORS", "one_line", "INTERRUPTED"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main", "ERRORS", "one_line", "INTERRUPTED",
+           "BROKEN_PIPE", "Parser"]
 
 #: Exit status after Ctrl-C (128 + SIGINT).
 INTERRUPTED = 130
+
+#: Exit status when the reader of the output went away (128 + SIGPIPE), as ``yes | head``.
+BROKEN_PIPE = 141
 
 #: The errors :func:`main` reports as one line (exit status 1) instead of a traceback.
 ERRORS = (SparsenetError, OSError)
 
 #: The subcommand modules, in the order ``sparsenet --help`` lists them.
 SUBCOMMANDS = (launch, train, evaluate, predict, inspect_cmd, convert, demo, bench)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with ``did you mean`` for a mistyped choice (a command or an
+    option's value), found with :func:`difflib.get_close_matches`; argparse's own
+    ``suggest_on_error`` exists only on Python 3.14 and later.
+
+    >>> p = Parser(prog="p")
+    >>> _ = p.add_argument("--model", choices=("logistic", "linear"))
+    >>> p._check_value(p._actions[-1], "logistc")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentError: argument --model: invalid choice: 'logistc'; did you mean
+    'logistic'? (choose from 'logistic', 'linear')
+    """
+
+    def _check_value(self, action, value):
+        choices = action.choices
+        if choices is None or value in choices or not isinstance(value, str):
+            return super()._check_value(action, value)
+        names = [c for c in choices if isinstance(c, str)]
+        close = difflib.get_close_matches(value, names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        listed = ", ".join(repr(c) for c in choices)
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r}{hint} "
+                                             f"(choose from {listed})")
+
+
+def _version():
+    """``sparsenet.__version__``: the parent package is imported before any of its
+    subpackages, so it is read from ``sys.modules`` (no import across layers)."""
+    return sys.modules[__name__.split(".", 1)[0]].__version__
 
 
 def build_parser():
@@ -48,8 +91,9 @@ def build_parser():
     >>> args.nproc, args.script_args
     (3, ['--lr', '0.1'])
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="sparsenet", description="sparsenet: MXNet's sparse NDArray system on PyTorch.")
+    parser.add_argument("--version", action="version", version=f"sparsenet {_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in SUBCOMMANDS:
         sub = module.add_parser(subparsers)
@@ -76,12 +120,26 @@ def main(argv=None):
             return args._run(args)
         with torch_threads(args.threads):
             return args._run(args)
+    except BrokenPipeError:  # the reader of our output is gone (| head): nothing to report
+        _silence_stdout()
+        return BROKEN_PIPE
     except ERRORS as exc:
         print(f"sparsenet: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("sparsenet: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+def _silence_stdout():
+    """Point stdout at the null device, so that the interpreter's final flush of what was
+    left in the buffer for the closed pipe raises nothing at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (a test's capture)
+        pass
 
 
 def one_line(exc):

@@ -4,6 +4,8 @@
 
 - ``model``, ``task``, ``features``, ``classes``, ``arch`` (layer sizes...): the model;
 - ``loss``, ``optimizer``, ``optimizer_params``, ``batch_size``, ``index_base``: how it trains;
+- ``labels`` (a multiclass model's labels inferred from the data: ``labels[i]`` is class
+  ``i``) and ``scale_file`` (``--scale``: ``scale.npy``, each feature's divisor), or null;
 - ``epoch`` and the checkpoint's files, ``epoch-NNNN.params`` (``save_parameters``, the
   library's own format) and ``epoch-NNNN.states`` (``Trainer.save_states``, read back
   through an allow-list unpickler).
@@ -38,8 +40,12 @@ from .model_schema import FORMAT as _FORMAT
 from .model_schema import MODEL_FILE, MODELS, check_config, parse_hidden, read_json_text
 from .model_schema import VERSION as _VERSION
 
-__all__ = ["MODELS", "MODEL_FILE", "new_config", "build_model", "read_config",
-           "write_checkpoint", "load_model", "parse_hidden", "check_states", "file_names"]
+__all__ = ["MODELS", "MODEL_FILE", "SCALE_FILE", "new_config", "build_model", "read_config",
+           "write_checkpoint", "load_model", "parse_hidden", "check_states", "file_names",
+           "write_scale", "read_scale"]
+
+#: ``--scale``'s file: a ``.npy`` float64 vector, one positive divisor per feature.
+SCALE_FILE = "scale.npy"
 
 
 def new_config(model, features, task=None, classes=None, arch=None):
@@ -77,6 +83,34 @@ def build_model(config):
 
 def _json_bytes(obj):
     return (json.dumps(obj, indent=2, sort_keys=True) + "\n").encode()
+
+
+def write_scale(out_dir, scale):
+    """Write ``scale`` (each feature's divisor) to ``out_dir/scale.npy`` atomically; return
+    the file name (``model.json``'s ``scale_file``)."""
+    scale = np.ascontiguousarray(scale, dtype=np.float64)
+    atomic_write(os.path.join(out_dir, SCALE_FILE),
+                 lambda f: np.save(f, scale, allow_pickle=False))
+    return SCALE_FILE
+
+
+def read_scale(model_dir, config):
+    """The feature divisors of a model trained with ``--scale`` (None without), checked: a
+    float vector of ``features`` finite positive numbers (no pickle is read)."""
+    name = config.get("scale_file")
+    if name is None:
+        return None
+    path = _checkpoint_file(model_dir, config, "scale_file")
+    try:
+        scale = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as exc:
+        raise _bad(path, f"not a NumPy .npy array of feature divisors ({exc})") from None
+    if scale.ndim != 1 or scale.shape[0] != config["features"] or scale.dtype.kind != "f" \
+            or not np.all(np.isfinite(scale)) or not np.all(scale > 0):
+        raise _bad(path, f"expected {config['features']} (features) finite positive float "
+                         f"divisors, got an array of shape {scale.shape} and dtype "
+                         f"{scale.dtype}")
+    return scale
 
 
 def write_checkpoint(out_dir, net, trainer, config, epoch):

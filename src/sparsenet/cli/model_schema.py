@@ -28,9 +28,15 @@ damaged directory gives one clear error and never reaches the model or the optim
 ``epoch``              integer in ``[1, 10**9]``
 ``params_file``,       a file name inside the directory
 ``states_file``
+``labels``             optional: ``null``; for a multiclass model whose classes were
+                       inferred from the data, its ``classes`` distinct labels
+                       (finite numbers, increasing): label ``labels[i]`` is class ``i``
+``scale_file``         optional: ``null``, or (``--scale``) a file name inside the
+                       directory: a ``.npy`` vector of ``features`` positive divisors
 =====================  ==============================================================
 
-No other key is accepted; booleans are not integers. A ``metrics.jsonl`` line is an
+No other key is accepted; booleans are not integers. The optional keys are absent
+from directories written before they existed and read as ``null``. A ``metrics.jsonl`` line is an
 object with ``epoch`` (integer ``>= 1``), ``rows`` (integer ``>= 0``), ``seconds``
 (number ``>= 0``) and ``train``/``val`` objects of metric name -> number.
 
@@ -69,9 +75,10 @@ MODELS = {
     "mlp": (None, {"hidden": [128, 8], "activation": "sigmoid"}),
 }
 
-#: Without ``--classes``, a multiclass model has ``1 + the largest label`` classes, and
-#: that must not exceed this (a stray label of 1e9 would otherwise size a 1e9-column
-#: weight); more classes are accepted when ``--classes`` says so.
+#: Without ``--classes``, a multiclass model's classes are the distinct labels of its
+#: training data, and there must not be more than this many (a column of real-valued
+#: targets would otherwise size one class per row); more classes are accepted when
+#: ``--classes`` says so.
 MAX_AUTO_CLASSES = 10000
 
 #: The file of a model directory that holds its configuration.
@@ -270,6 +277,23 @@ _CONFIG_KEYS = ("format", "version", "model", "task", "features", "classes", "ar
                 "params_file", "states_file")
 
 
+#: Keys a model directory may omit (written by later versions; absent means null).
+_OPTIONAL_KEYS = ("labels", "scale_file")
+
+
+def _check_labels(config, path):
+    labels = config.get("labels")
+    if labels is None:
+        return
+    if config["task"] != "multiclass":
+        raise _bad(path, "labels", f"must be null for a {config['task']} model")
+    if not isinstance(labels, list) or len(labels) != config["classes"] or any(
+            not _is_number(v) or not math.isfinite(v) for v in labels) or any(
+            a >= b for a, b in zip(labels, labels[1:])):
+        raise _bad(path, "labels", f"must be a list of {config['classes']} (classes) "
+                                   f"increasing finite numbers, got {str(labels)[:80]}")
+
+
 def check_config(config, path):
     """Return ``config`` (``model.json``'s object) if every key is as the module table says;
     else raise ``FileFormatError`` naming ``path`` and the key."""
@@ -283,10 +307,10 @@ def check_config(config, path):
         if key not in config:
             expected = f" (expected {VERSION})" if key == "version" else ""
             raise _bad(path, key, f"is missing{expected}")
-    extra = sorted(k for k in config if k not in _CONFIG_KEYS)
+    extra = sorted(k for k in config if k not in _CONFIG_KEYS + _OPTIONAL_KEYS)
     if extra:
         raise _bad(path, extra[0], f"is not a key of model.json (its keys: "
-                                   f"{', '.join(_CONFIG_KEYS)})")
+                                   f"{', '.join(_CONFIG_KEYS + _OPTIONAL_KEYS)})")
     if config["version"] != VERSION or not _is_int(config["version"]):
         raise _bad(path, "version", f"must be {VERSION}, got {config['version']!r}")
     model = config["model"]
@@ -322,6 +346,11 @@ def check_config(config, path):
     if config["params_file"] == config["states_file"]:
         raise _bad(path, "states_file", f"must differ from params_file, both are "
                                         f"{config['params_file']!r}")
+    _check_labels(config, path)
+    if config.get("scale_file") is not None:
+        _file_name(config, path, "scale_file")
+        if config["scale_file"] in (config["params_file"], config["states_file"]):
+            raise _bad(path, "scale_file", "must differ from params_file and states_file")
     return config
 
 

@@ -2,9 +2,12 @@
 
 A regression model writes its value; a classifier writes its class probabilities,
 space-separated (a binary model writes ``P(0) P(1)``: the positive class's probability
-is the last column). Values are written with 9 significant digits, enough to give the
-float32 predictions back exactly. ``--out -`` writes to stdout; a file is written
-atomically. Labels in DATA are read but not used (any number is accepted).
+is the last column; a multiclass model whose classes were inferred from the labels
+writes one column per label in increasing order, ``model.json``'s ``labels``). Values
+are written with 9 significant digits, enough to give the float32 predictions back
+exactly. ``--out -`` writes to stdout; a file is written atomically. Labels in DATA
+are read but not used (any number is accepted). DATA is read as the model was trained
+(its index base and ``--scale`` divisors).
 
 >>> from sparsenet.cli.main import build_parser
 >>> build_parser().parse_args(["predict", "model", "test.svm"]).out
@@ -17,10 +20,20 @@ from .train import add_common, context_of
 
 __all__ = ["add_parser", "run", "write_predictions"]
 
+_DESCRIPTION = (
+    "Write one line per row of DATA. A regression model writes its value; a classifier "
+    "writes its class probabilities, space-separated (a binary model writes P(0) P(1): the "
+    "positive class's probability is the last column; a multiclass model whose classes "
+    "were inferred from the labels writes one column per label, in increasing order, as "
+    "listed by model.json's labels). Values are written with 9 significant digits, enough "
+    "to give the float32 predictions back exactly. --out - writes to stdout; a file is "
+    "written atomically. Labels in DATA are read but not used (any number is accepted). "
+    "DATA is read as the model was trained (index base, --scale).")
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser("predict", help="write a trained model's predictions",
-                              description=__doc__.split("\n\n>>>")[0].split("\n", 2)[2])
+                              description=_DESCRIPTION)
     p.add_argument("model_dir", metavar="MODEL_DIR")
     p.add_argument("data", metavar="DATA", help="LibSVM data (labels ignored)")
     p.add_argument("--out", default="-", metavar="FILE",
@@ -45,12 +58,15 @@ def write_predictions(net, task, batches, f):
 
 def run(args):
     from .data_stream import open_batches  # on first use: imports torch
-    from .model_dir import load_model  # on first use: imports torch
+    from .model_dir import load_model, read_scale  # on first use: imports torch
+    from .paths import require_paths  # on first use (start-up)
 
     ctx = context_of(args.ctx)
     net, config = load_model(args.model_dir, ctx)
+    require_paths(args.data)
     batches = open_batches(args.data, config["features"], args.batch_size, ctx,
-                           config["index_base"], args.num_workers)
+                           config["index_base"], args.num_workers,
+                           read_scale(args.model_dir, config))
     if args.out == "-":
         write_predictions(net, config["task"], batches, sys.stdout)
         sys.stdout.flush()

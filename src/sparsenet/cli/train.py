@@ -1,11 +1,20 @@
 """``sparsenet train``: train a ready sparse model on a LibSVM file.
 
 Streams DATA with :class:`~sparsenet.io.LibSVMIter`, prints each epoch's training and
-validation metrics (AUC and log-loss for binary models, accuracy and log-loss for
-multiclass, RMSE for regression), and writes into ``--out``: a checkpoint every epoch
-(see :mod:`sparsenet.cli.model_dir`), ``metrics.jsonl``, and with ``--plot``
+validation metrics (AUC, accuracy and log-loss for binary models, accuracy and
+log-loss for multiclass, RMSE for regression; the training objective too when it is
+another quantity, e.g. ``hinge_loss``), and writes into ``--out``: a checkpoint every
+epoch (see :mod:`sparsenet.cli.model_dir`), ``metrics.jsonl``, and with ``--plot``
 ``learning_curves.png``. ``--resume`` continues from the directory's last checkpoint
 exactly as an uninterrupted run would (``--epochs`` counts all epochs).
+
+What the data says need not be repeated (:mod:`sparsenet.cli.data_scan`): without
+``--features`` the width is the largest index + 1 (the index base considered), a
+multiclass model without ``--classes`` has the data's distinct labels as its classes
+(saved as ``model.json``'s ``labels`` and applied by ``eval``), and each inference is
+printed as a note on stderr. A warning names data that looks 1-based but is read
+0-based, and features with large magnitudes (``--scale`` divides each by its largest
+absolute value).
 
 >>> from sparsenet.cli.main import build_parser
 >>> args = build_parser().parse_args(["train", "d.svm", "--features", "100", "--out", "m"])
@@ -30,8 +39,24 @@ __all__ = ["add_parser", "run", "OPTIMIZERS", "context_of"]
 #: ``--optimizer`` -> its default learning rate
 OPTIMIZERS = {"sgd": 0.1, "adam": 0.01, "adagrad": 0.1, "ftrl": 0.1}
 
+_DESCRIPTION = """\
+Stream DATA (LibSVM), print each epoch's training and validation metrics (AUC,
+accuracy and log-loss for binary models, accuracy and log-loss for multiclass, RMSE
+for regression; the training objective too when it is another quantity, such as
+hinge_loss), and write into --out: a checkpoint every epoch, metrics.jsonl, and with
+--plot learning_curves.png. --resume continues from the directory's last checkpoint
+exactly as an uninterrupted run would (--epochs counts all epochs).
+
+Without --features, the number of features is the largest index in DATA + 1 (the index
+base considered); without --classes, a multiclass model's classes are the distinct
+labels of DATA (saved with the model; eval maps labels back the same way). What was
+inferred is printed as a note on stderr. A warning names data with no index 0 read
+0-based (a 1-based file: pass --index-base 1) and feature values far outside [-1, 1]
+(pass --scale)."""
+
 _EPILOG = """\
 examples:
+  sparsenet train train.svm --val val.svm --out model/
   sparsenet train train.svm --features 1000000 --val val.svm --out model/
   sparsenet train train.svm --features 4096 --model fm --factor-size 16 --optimizer adagrad \\
       --epochs 5 --out fm/ --plot
@@ -63,12 +88,12 @@ def add_common(parser):
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "train", help="train a sparse model on a LibSVM file",
-        description=__doc__.split("\n\n>>>")[0].split("\n", 2)[2],
+        description=_DESCRIPTION,
         epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("data", metavar="DATA", help="training data (LibSVM; a file or a folder)")
     p.add_argument("--features", type=int_in(1, MAX_FEATURES), metavar="N",
-                   help="number of features: every index must be below N (required unless "
-                        "--resume)")
+                   help="number of features: every index must be below N (default: the "
+                        "largest index in DATA + 1, found in a pass over DATA)")
     p.add_argument("--val", metavar="VAL", help="validation data (LibSVM)")
     p.add_argument("--model", choices=tuple(MODELS), default=None,
                    help="linear (regression), logistic (binary), softmax (multiclass), fm "
@@ -78,8 +103,9 @@ def add_parser(subparsers):
                    help="default: l2 for regression, logistic for binary, softmax for "
                         "multiclass; for fm/widedeep/mlp the loss picks the task")
     p.add_argument("--classes", type=int_in(2, MAX_CLASSES), metavar="K",
-                   help="classes of a multiclass model (default: 1 + the largest label, "
-                        "at most %d)" % MAX_AUTO_CLASSES)
+                   help="classes of a multiclass model, labelled 0 .. K-1 (default: the "
+                        "distinct labels of DATA, at most %d, mapped to classes in "
+                        "increasing order)" % MAX_AUTO_CLASSES)
     p.add_argument("--factor-size", type=int_in(1, MAX_LAYER), metavar="K",
                    help="fm: width of the factors (default 8)")
     p.add_argument("--hidden", type=parse_hidden_arg, metavar="H1,H2",
@@ -102,7 +128,11 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=int_in(*SEED_RANGE), default=0,
                    help="initialisation seed (default 0)")
     p.add_argument("--index-base", type=int, choices=(0, 1), default=0,
-                   help="feature indices count from 0 (default) or 1")
+                   help="feature indices count from 0 (default, MXNet's convention) or 1 "
+                        "(LibSVM's own convention; 'sparsenet inspect' detects it)")
+    p.add_argument("--scale", action="store_true",
+                   help="divide each feature by its largest absolute value in DATA (saved "
+                        "with the model and applied by eval and predict)")
     add_common(p)
     p.set_defaults(batch_size=None)  # 256, or a resumed run's own
     return p
@@ -133,35 +163,85 @@ _FLAG_NAMES = {"features": "--features", "classes": "--classes",
                "factor_size": "--factor-size", "hidden": "--hidden"}
 
 
+def _scan(args, need_labels):
+    """One pass over DATA when something must be inferred (:mod:`.data_scan`), else None."""
+    if args.features is not None and not need_labels and not args.scale:
+        return None
+    from .data_scan import scan_data  # on first use (start-up)
+
+    from .notices import check_data  # on first use (start-up)
+
+    summary = scan_data(args.data, args.index_base, MAX_AUTO_CLASSES, per_feature=args.scale)
+    args.rows_known = summary.rows
+    check_data(args, summary.min_index, summary.max_abs)
+    return summary
+
+
+def _infer_features(args, summary):
+    from .notices import note  # on first use (start-up)
+
+    if summary.max_index is None:
+        raise InvalidArgumentError(f"{args.data}: no feature index in the data, so the number "
+                                   f"of features cannot be inferred; pass --features N")
+    features = summary.max_index + 1
+    if features > MAX_FEATURES:
+        raise InvalidArgumentError(f"{args.data}: the largest feature index gives {features} "
+                                   f"features, more than {MAX_FEATURES}")
+    largest = summary.max_index + args.index_base
+    note(f"--features {features} inferred from {args.data} (largest index {largest}, "
+         f"{args.index_base}-based); pass --features N to set it")
+    return features
+
+
+def _scale_vector(summary, features):
+    """``--scale``'s divisors: each feature's largest absolute value (1 where it never
+    holds a non-zero value)."""
+    import numpy as np  # on first use (start-up)
+
+    scale = np.ones(features, np.float64)
+    col = summary.col_max_abs
+    if col is not None:
+        n = min(features, col.shape[0])
+        scale[:n] = np.where(col[:n] > 0, col[:n], 1.0)
+    return scale
+
+
 def _fresh_config(args):
     if os.path.isfile(os.path.join(args.out, MODEL_FILE)):
         raise InvalidArgumentError(f"--out {args.out} already holds a model; pass --resume to "
                                    f"continue training it, or choose another directory")
-    if args.features is None:
-        raise InvalidArgumentError("--features is required (the number of features; every "
-                                   "index in the data must be below it)")
     model = args.model or "logistic"
     args.batch_size = args.batch_size or 256
     # on first use (torch): not imported to build the parser
     from ..models.tasks import default_loss
-    from .data_stream import count_classes  # on first use (start-up)
+    from .data_stream import infer_labels  # on first use (start-up)
     from .model_dir import new_config  # on first use (start-up)
+    from .notices import note  # on first use (start-up)
 
     task = LOSS_TASKS[args.loss] if args.loss else None
-    classes = args.classes
+    classes, labels = args.classes, None
+    need_labels = (MODELS[model][0] or task) == "multiclass" and classes is None
+    summary = _scan(args, need_labels)
+    features = args.features if args.features is not None else _infer_features(args, summary)
     args.size_names = dict(_FLAG_NAMES)
-    if (MODELS[model][0] or task) == "multiclass" and classes is None:
-        classes = count_classes(args.data, args.features, args.batch_size, args.context,
-                                args.index_base)
-        args.size_names["classes"] = "classes (1 + the largest label of DATA)"
-    config = new_config(model, args.features, task=task, classes=classes,
+    if need_labels:
+        labels = infer_labels(summary, args.data)
+        classes = len(labels)
+        shown = ", ".join(map(str, labels[:10])) + (", ..." if classes > 10 else "")
+        note(f"{classes} classes inferred from the labels of {args.data} ({shown}; class i "
+             f"is the i-th smallest label); pass --classes K for labels 0 .. K-1")
+        args.size_names["classes"] = "classes (the distinct labels of DATA)"
+    if args.features is None:
+        args.size_names["features"] = "features (the largest index of DATA + 1)"
+    args.scale_vector = _scale_vector(summary, features) if args.scale else None
+    config = new_config(model, features, task=task, classes=classes,
                         arch={"factor_size": args.factor_size, "hidden": args.hidden})
     lr = OPTIMIZERS[args.optimizer] if args.lr is None else args.lr
     config.update(loss=args.loss or default_loss(config["task"]), optimizer=args.optimizer,
                   optimizer_params={"learning_rate": lr, "wd": args.wd,
                                     "lazy_update": args.lazy},
                   batch_size=args.batch_size, index_base=args.index_base, seed=args.seed,
-                  epoch=0)
+                  epoch=0, labels=labels, scale_file=None)
     return config
 
 
@@ -176,6 +256,14 @@ def _resumed_config(args):
             raise InvalidArgumentError(f"--{flag} {given} conflicts with the checkpoint in "
                                        f"{args.out}, a {key} of {config[key]}")
     args.batch_size = args.batch_size or config["batch_size"]
+    if args.scale and config.get("scale_file") is None:
+        raise InvalidArgumentError(f"--scale conflicts with the checkpoint in {args.out}, "
+                                   f"trained without it; resume without --scale")
+    from .model_dir import read_scale  # on first use (start-up)
+
+    args.scale_vector = read_scale(args.out, config)
+    args.index_base = config["index_base"]
+    args.data_checked = True  # checked when the run began
     if config["epoch"] >= args.epochs:
         raise InvalidArgumentError(f"--epochs {args.epochs}: {args.out} has already trained "
                                    f"{config['epoch']} epochs; --epochs counts all epochs, "
@@ -186,22 +274,24 @@ def _resumed_config(args):
 def run(args):
     # on first use: these import torch, which building the parser must not
     from .fit_loop import read_history
+    from .index_hint import index_hint  # on first use (start-up)
     from .model_memory import allocation_guard, check_fits  # on first use (start-up)
     from .plot_curves import plot_history  # on first use (start-up)
+
+    from .paths import require_paths  # on first use (start-up)
 
     args.context = context_of(args.ctx)
     if args.plot:
         pyplot()  # fail now, not after training, when matplotlib is missing
-    for path in (args.data, args.val):
-        if path is not None and not os.path.exists(path):
-            raise FileNotFoundError(2, "no such file or directory", path)
+    require_paths(args.data, args.val)
+    args.rows_known, args.data_checked = None, False
     if args.resume:
         config = _resumed_config(args)
     else:
         config = _fresh_config(args)
     history = read_history(args.out, config["epoch"]) if args.resume else []
     check_fits(config, args.context, args.size_names, optimizer=config["optimizer"])
-    with allocation_guard(config, args.size_names, args.context):
+    with allocation_guard(config, args.size_names, args.context), index_hint(args, config):
         history = _train(config, args, history)
     if args.plot:
         path = plot_history(history, os.path.join(args.out, "learning_curves.png"))
@@ -233,6 +323,10 @@ def _train(config, args, history):
         net.load_parameters(params, ctx=args.context)
     else:
         os.makedirs(args.out, exist_ok=True)
+        if args.scale_vector is not None:
+            from .model_dir import write_scale  # on first use (start-up)
+
+            config["scale_file"] = write_scale(args.out, args.scale_vector)
         mx_random.seed(config["seed"])
         net.initialize(ctx=args.context)
     trainer = Trainer(net.collect_params(), config["optimizer"],
