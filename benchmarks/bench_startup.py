@@ -4,7 +4,7 @@
 
 Each case runs ``--runs`` times, every time in a fresh interpreter (the same Python as
 this script), and its median wall time is reported with its difference to
-``import torch``. Targets (issue 33): ``sparsenet --help`` <= 0.5 s, ``import sparsenet``
+``import torch``. Targets: ``sparsenet --help`` <= 0.5 s, ``import sparsenet``
 <= ``import torch`` + 0.25 s, and the first ``mx.nd.array`` (which loads the ``nd``
 namespace and torch) is shown for scale. The cases alternate run by run, so a machine
 busy with other work slows them alike.

@@ -16,7 +16,7 @@
  * pages are already there. The pages are ordinary 4 KiB ones: advising them
  * onto transparent huge pages made a process's first load 1.3-2x slower
  * (each huge page is zeroed whole, and the kernel may compact memory to find
- * one) and later chunks no faster (BENCHMARKS.md, stop 16). */
+ * one) and later chunks no faster (BENCHMARKS.md, "LibSVM parsing"). */
 #define BIG_ALLOC ((size_t)4 << 20)
 #define MAP_STEP ((size_t)2 << 20)
 #define POOL_SLOTS 16

@@ -201,7 +201,7 @@ def _empty(n, dtype):
     writes its result once, front to back, so huge pages save it no TLB misses, and
     faulting them in cost a process's first load 1.3-2x its time (each is zeroed whole,
     and the kernel may compact memory to find one; NumPy's own allocator asks for them on
-    large arrays). BENCHMARKS.md, stop 16."""
+    large arrays). Measured in BENCHMARKS.md, "LibSVM parsing"."""
     return torch.empty((n,), dtype=torch_dtype(dtype)).numpy()
 
 
