@@ -1,8 +1,9 @@
-"""MXNet 1.9.1's four sparse example programs side by side: sparsenet vs MXNet, samples/s.
+"""MXNet 1.9.1's sparse example programs side by side: sparsenet vs MXNet, samples/s.
 
     python benchmarks/bench_examples.py [--programs wide_deep,factorization_machine,...]
         [--repeats 3] [--threads 1] [--mxnet-python /tmp/mx/bin/python]
         [--data-dir DIR] [--fm-input-size 1000000]
+        [--lm-vocab-size 10000] [--lm-sentences 8000] [--lm-mxnet-dir DIR]
 
 The programs are ``tests/examples/*_program.py``: our own code making the same
 ``mx`` calls in the same order as MXNet's ``example/sparse/`` programs
@@ -29,6 +30,22 @@ table gives the median of each and the median of the per-pair ratios
 (sparsenet / MXNet, >= 1: sparsenet at least as fast), and each library's metric
 of ``score`` on the test file after the epoch, which should agree (same data,
 same initial weights).
+
+The language model (program ``large_word_lm``, MXNet's ``example/rnn/large_word_lm``)
+is compared differently: our own Gluon program ``examples/large_word_lm/train.py`` on
+sparsenet against MXNet's own ``train.py`` (Module, symbols, Cython sampler) on MXNet,
+run unchanged through ``examples/large_word_lm/run_mxnet_example.py`` (``mx.gpu``
+mapped to ``mx.cpu``, ``MXNET_MKLDNN_ENABLED=0``). Both train one epoch on the same
+corpus from ``examples/large_word_lm/make_corpus.py`` (``--lm-vocab-size`` words,
+``--lm-sentences`` sentences, a tenth as many held out) with the issue's settings:
+emsize 64, nhid 256, num-proj 64, k 1024, bptt 20, batch 32, dropout 0.1, AdaGrad
+lr 0.1. Words/s counts the training loop (every batch position, as MXNet's
+Speedometer does), not reading the corpus, binding, saving or the evaluation; the
+metric is each one's held-out perplexity with the full softmax (batch 1). The runs
+do not share initial weights or samples, so the perplexities agree only roughly.
+MXNet's example is extracted from the MXNet mirror (``--mxnet-repo``) and its
+Cython sampler built with ``--mxnet-python`` (which needs Cython) unless
+``--lm-mxnet-dir`` names a directory where that was done.
 """
 import argparse
 import json
@@ -43,11 +60,15 @@ sys.path.insert(0, ROOT)
 from tests.examples import recipes  # noqa: E402  (no mx import: data files only)
 
 RUNNER = os.path.join(ROOT, "tests", "examples", "run_mxnet.py")
+LM_DIR = os.path.join(ROOT, "examples", "large_word_lm")
 PROGRAMS = ("wide_deep", "linear_classification", "factorization_machine",
-            "matrix_factorization")
+            "matrix_factorization", "large_word_lm")
+LM_SIZES = ["--emsize", "64", "--nhid", "256", "--num-proj", "64", "--k", "1024",
+            "--bptt", "20", "--batch-size", "32", "--epochs", "1", "--log-interval", "1000"]
 METRIC = {"wide_deep": ("val_acc", "acc"), "linear_classification": ("eval_nll", "nll"),
           "factorization_machine": ("eval_log_loss", "log-loss"),
-          "matrix_factorization": ("eval_mse", "mse")}
+          "matrix_factorization": ("eval_mse", "mse"),
+          "large_word_lm": ("test_ppl", "held-out ppl")}
 
 
 def run_once(python, library, program, data_dir, threads):
@@ -64,12 +85,54 @@ def run_once(python, library, program, data_dir, threads):
     return json.loads(lines[-1])
 
 
+def run_lm_once(python, library, data_dir, threads, mxnet_dir):
+    """One fresh-process run of the language model: ours on sparsenet, or MXNet's own
+    example on MXNet; ``{'samples', 'seconds', 'test_ppl'}`` or ``{'error': last line}``."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
+               MXNET_STORAGE_FALLBACK_LOG_VERBOSE="0", MXNET_MKLDNN_ENABLED="0",
+               PYTHONPATH=os.path.join(ROOT, "src"))
+    env.pop("SPARSENET_STORAGE_FALLBACK", None)
+    files = ["--data", os.path.join(data_dir, "train", "*"),
+             "--test", os.path.join(data_dir, "test", "test.txt"),
+             "--vocab", os.path.join(data_dir, "vocab.txt")]
+    if library == "sparsenet":
+        cmd = [python, os.path.join(LM_DIR, "train.py"), "--json"] + files + LM_SIZES
+    else:
+        ckp = tempfile.mkdtemp(prefix="bench_lm_ckp_")
+        cmd = ([python, os.path.join(LM_DIR, "run_mxnet_example.py"), mxnet_dir] + files
+               + LM_SIZES + ["--checkpoint-dir", os.path.join(ckp, "ckp")])
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode != 0 or not lines:
+        err = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        return {"error": err[:120]}
+    res = json.loads(lines[-1])
+    return {"samples": res["words"], "seconds": res["train_seconds"],
+            "test_ppl": res["test_ppl"]}
+
+
+def mxnet_lm_example(mxnet_python, repo, dest):
+    """Extract MXNet 1.9.1's ``example/rnn/large_word_lm`` from the git mirror ``repo``
+    into ``dest`` and build its Cython sampler in place; return the example directory."""
+    example = os.path.join(dest, "example", "rnn", "large_word_lm")
+    if not os.path.isdir(example):
+        os.makedirs(dest, exist_ok=True)
+        archive = subprocess.run(["git", "-C", repo, "archive", "v1.9.1",
+                                  "example/rnn/large_word_lm"], capture_output=True,
+                                 check=True).stdout
+        subprocess.run(["tar", "-x", "-C", dest], input=archive, check=True)
+    if not any(f.startswith("log_uniform") and f.endswith(".so") for f in os.listdir(example)):
+        subprocess.run([mxnet_python, "setup.py", "build_ext", "--inplace"], cwd=example,
+                       capture_output=True, check=True)
+    return example
+
+
 def metric_of(program, result):
     key, _ = METRIC[program]
     return result[key][-1]
 
 
-def compare(program, repeats, ours_python, mxnet_python, threads, data_dir):
+def compare(program, repeats, ours_python, mxnet_python, threads, data_dir, mxnet_dir=None):
     """Per-repeat samples/s of both libraries (alternating) and their last metrics."""
     ours, theirs, metrics = [], [], {}
     for r in range(repeats):
@@ -79,7 +142,10 @@ def compare(program, repeats, ours_python, mxnet_python, threads, data_dir):
         for library, python, out in order:
             if python is None:
                 continue
-            res = run_once(python, library, program, data_dir, threads)
+            if program == "large_word_lm":
+                res = run_lm_once(python, library, data_dir, threads, mxnet_dir)
+            else:
+                res = run_once(python, library, program, data_dir, threads)
             if "error" in res:
                 metrics[library] = res["error"]
                 out.append(None)
@@ -103,6 +169,14 @@ def main():
                     "temporary directory)")
     ap.add_argument("--fm-input-size", type=int, default=1000000,
                     help="columns of the factorization machine's data (MXNet's default)")
+    ap.add_argument("--lm-vocab-size", type=int, default=10000,
+                    help="vocabulary of the language model's generated corpus")
+    ap.add_argument("--lm-sentences", type=int, default=8000,
+                    help="training sentences of the language model's generated corpus")
+    ap.add_argument("--lm-mxnet-dir", default=None, help="MXNet's large_word_lm example, "
+                    "its sampler built (default: extracted from --mxnet-repo and built)")
+    ap.add_argument("--mxnet-repo", default="/work/.mirror/apache+mxnet/repo",
+                    help="git mirror of MXNet (for MXNet's large_word_lm example)")
     args = ap.parse_args()
     base = args.data_dir or tempfile.mkdtemp(prefix="bench_examples_")
     print(f"\nMXNet 1.9.1's sparse example programs, one epoch per fresh process, "
@@ -112,13 +186,23 @@ def main():
     print("|---|---:|---:|---:|---|")
     for program in args.programs.split(","):
         data_dir = os.path.join(base, program)
-        overrides = ({"input_size": args.fm_input_size}
-                     if program == "factorization_machine" else {})
-        kwargs = recipes.prepare(program, "bench", data_dir, **overrides)
-        with open(os.path.join(data_dir, "kwargs.json"), "w") as f:
-            json.dump(kwargs, f)
+        mxnet_dir = None
+        if program == "large_word_lm":
+            subprocess.run([sys.executable, os.path.join(LM_DIR, "make_corpus.py"), data_dir,
+                            "--vocab-size", str(args.lm_vocab_size),
+                            "--sentences", str(args.lm_sentences)],
+                           check=True, capture_output=True)
+            if args.mxnet_python:
+                mxnet_dir = args.lm_mxnet_dir or mxnet_lm_example(
+                    args.mxnet_python, args.mxnet_repo, os.path.join(base, "mxnet_example"))
+        else:
+            overrides = ({"input_size": args.fm_input_size}
+                         if program == "factorization_machine" else {})
+            kwargs = recipes.prepare(program, "bench", data_dir, **overrides)
+            with open(os.path.join(data_dir, "kwargs.json"), "w") as f:
+                json.dump(kwargs, f)
         ours, theirs, metrics = compare(program, args.repeats, sys.executable,
-                                        args.mxnet_python, args.threads, data_dir)
+                                        args.mxnet_python, args.threads, data_dir, mxnet_dir)
         ok = [x for x in ours if x is not None]
         a = statistics.median(ok) if ok else None
         b = None
@@ -132,8 +216,11 @@ def main():
         name, label = program, METRIC[program][1]
         m_ours = metrics.get("sparsenet")
         m_theirs = metrics.get("mxnet", "-")
-        shown = " / ".join(f"{m:.4f}" if isinstance(m, float) else str(m)
+        digits = 1 if program == "large_word_lm" else 4
+        shown = " / ".join(f"{m:.{digits}f}" if isinstance(m, float) else str(m)
                            for m in (m_ours, m_theirs))
+        if program == "large_word_lm":
+            name = f"large_word_lm (words/s; {args.lm_vocab_size:,} words)"
         print(f"| {name} | {fmt(a)} | {fmt(b) if theirs else '-'} | {ratio} | "
               f"{label}: {shown} |", flush=True)
 
