@@ -13,6 +13,7 @@ array([0.6931472, 0.6931472], dtype=float32)
 """
 import numbers
 
+from .. import ndarray as nd
 from ..base import InvalidArgumentError, InvalidArgumentTypeError, UnsupportedError
 from .block import HybridBlock
 
@@ -126,9 +127,32 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
+        if F is not nd and self._sparse_label:
+            return _softmax_ce_symbol(F, pred, label, sample_weight, self._axis,
+                                      self._from_logits, self._weight, self._batch_axis)
         return F.softmax_ce_loss(*_arrays(pred, label, sample_weight), axis=self._axis,
                                  sparse_label=self._sparse_label, from_logits=self._from_logits,
                                  weight=self._weight, batch_axis=self._batch_axis)
+
+
+def _softmax_ce_symbol(F, pred, label, sample_weight, axis, from_logits, weight, batch_axis):
+    """Softmax cross-entropy on Symbols, built from MXNet 1.9.1's own operators
+    (``log_softmax``, ``pick``, ``_mul_scalar``, ``mean``) as its Gluon loss builds it, so
+    that a graph holding it (a Module checkpoint's ``-symbol.json``) loads in MXNet.
+
+    >>> import sparsenet as mx
+    >>> loss = mx.gluon.loss.SoftmaxCrossEntropyLoss(weight=2.0)(mx.sym.var('p'), mx.sym.var('l'))
+    >>> [n['op'] for n in __import__('json').loads(loss.tojson())['nodes'] if n['op'] != 'null']
+    ['log_softmax', 'pick', 'negative', '_mul_scalar', 'mean']
+    """
+    if not from_logits:
+        pred = F.log_softmax(pred, axis=axis)
+    loss = -F.pick(pred, label, axis=axis, keepdims=True)
+    if sample_weight is not None:
+        loss = F.broadcast_mul(loss, sample_weight)
+    if weight is not None:
+        loss = loss * weight
+    return F.mean(loss, axis=batch_axis, exclude=True)
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss

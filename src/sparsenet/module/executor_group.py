@@ -18,7 +18,7 @@ the same step.
 """
 import logging
 
-from ..base import InvalidArgumentError
+from ..base import InvalidArgumentError, ShapeError
 from ..grad_store import sum_replicas
 from ..ndarray.ndarray import NDArray
 from ..ops.indexing import concat
@@ -54,6 +54,12 @@ def _descs(shapes, kind):
     """``[(name, shape)]`` or ``[DataDesc]`` as descriptors (names as given)."""
     names = [d.name if hasattr(d, "name") else d[0] for d in shapes]
     return parse_data_desc(names, shapes, kind)
+
+
+def _describe(value):
+    if isinstance(value, (list, tuple)):
+        return f"a {type(value).__name__} of {len(value)}"
+    return type(value).__name__
 
 
 def _merge(arrays):
@@ -224,10 +230,55 @@ class DataParallelExecutorGroup:
         return self.state_arrays
 
     def set_states(self, states=None, value=None):
-        """Set every executor's states to ``states`` (per device lists) or to ``value``."""
-        for k, arrays in enumerate(self.state_arrays):
-            for j, dst in enumerate(arrays):
-                dst[:] = value if states is None else states[k][j]
+        """Set every executor's states from ``states`` or fill them with the scalar ``value``.
+
+        ``states`` holds one entry per state name: a list with one array per device
+        (what ``get_states(merge_multi_context=False)`` and ``get_outputs(False)`` give),
+        or one array for all devices, split along axis 0 into the devices' rows (what
+        ``get_states()`` gives). Arrays are copied; the caller's arrays are not kept.
+        """
+        if states is None:
+            for arrays in self.state_arrays:
+                for dst in arrays:
+                    dst[:] = value
+            return
+        names = self.state_names
+        if not isinstance(states, (list, tuple)) or len(states) != len(names):
+            raise InvalidArgumentError(
+                f"set_states: expected a list of {len(names)} states (one per state name "
+                f"{names}), got {_describe(states)}")
+        copies = []  # every state is checked before any is written
+        for name, src, arrays in zip(names, states, self.state_arrays):
+            for dst, part in zip(arrays, self._state_parts(name, src, arrays)):
+                if tuple(part.shape) != tuple(dst.shape):
+                    raise ShapeError(f"set_states: state '{name}' on {dst.context} has shape "
+                                     f"{tuple(dst.shape)}, got an array of shape "
+                                     f"{tuple(part.shape)}")
+                copies.append((part, dst))
+        for part, dst in copies:
+            part.copyto(dst)
+
+    @staticmethod
+    def _state_parts(name, src, arrays):
+        """``src`` as one array per device: a per-device list as is, one array split by rows."""
+        if isinstance(src, (list, tuple)):
+            if len(src) != len(arrays) or not all(isinstance(a, NDArray) for a in src):
+                raise InvalidArgumentError(
+                    f"set_states: state '{name}' must be one NDArray per device "
+                    f"({len(arrays)}) or one NDArray for all, got {_describe(src)}")
+            return list(src)
+        if not isinstance(src, NDArray):
+            raise InvalidArgumentError(f"set_states: state '{name}' must be an NDArray or a "
+                                       f"list of NDArrays, got {type(src).__name__}")
+        if len(arrays) == 1:
+            return [src]
+        rows = [int(a.shape[0]) for a in arrays]
+        if src.ndim == 0 or int(src.shape[0]) != sum(rows):
+            raise ShapeError(f"set_states: state '{name}' given as one array must have the "
+                             f"devices' {sum(rows)} rows ({rows}) on axis 0, got shape "
+                             f"{tuple(src.shape)}")
+        starts = [sum(rows[:k]) for k in range(len(rows))]
+        return [src[b:b + r] for b, r in zip(starts, rows)]
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         """Update ``eval_metric`` with each executor's outputs and its slice of ``labels``."""

@@ -30,7 +30,8 @@ from .. import initializer as init_mod
 from .. import kvstore as kvstore_mod
 from .. import optimizer as opt
 from ..atomic import atomic_write
-from ..base import InvalidArgumentError, InvalidArgumentTypeError, SparsenetError, StateError
+from ..base import (InvalidArgumentError, InvalidArgumentTypeError, ParameterAssertionError,
+                    SparsenetError, StateError)
 from ..context import as_context, cpu
 from ..initializer import InitDesc
 from ..kvstore import KVStore
@@ -586,12 +587,28 @@ class Module(BaseModule):
         return self._exec_group.get_states(merge_multi_context)
 
     def set_states(self, states=None, value=None):
-        """Set the states from arrays, or fill them with a scalar ``value``."""
+        """Set the states (``state_names``) from arrays, or fill them with a scalar ``value``.
+
+        Parameters
+        ----------
+        states : list, optional
+            One entry per state name: a list of one NDArray per device (as
+            ``get_states(merge_multi_context=False)`` and
+            ``get_outputs(merge_multi_context=False)`` return them), or one NDArray
+            split along axis 0 over the devices (as ``get_states()`` returns it).
+        value : number, optional
+            Fill every state with this value.
+
+        Exactly one of ``states`` and ``value`` is given (``ParameterAssertionError``,
+        an ``AssertionError`` as in MXNet, otherwise).
+        """
         self._check_ready("set_states")
-        if (states is None) == (value is None):
-            raise InvalidArgumentError("set_states: give exactly one of states and value")
-        if states is not None and len(self._context) == 1:
-            states = [[s] for s in states]
+        if states is not None and value is not None:
+            raise ParameterAssertionError("set_states: only one of states & value can be "
+                                          "specified")
+        if states is None and value is None:
+            raise ParameterAssertionError("set_states: at least one of states & value must "
+                                          "be specified")
         self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):

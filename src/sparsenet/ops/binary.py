@@ -557,6 +557,10 @@ for _a, _b in ((CSR, DEFAULT), (DEFAULT, CSR), (ROW_SPARSE, DEFAULT), (DEFAULT, 
     rule(elemwise_div, _a, _b, out=DEFAULT)(_dense_div)
 
 
+# elementwise: inputs and output have one shape (symbolic inference runs it both ways)
+for _op in (elemwise_add, elemwise_sub, elemwise_mul, elemwise_div, add_n):
+    _op.same_shape = True
+
 # add_n: homogeneous sparse inputs keep the type; a dense input makes it dense
 def _add_n_sparse(*args):
     out = args[0]

@@ -333,3 +333,7 @@ for _op in (o for o in SCALAR_OPS.values() if o not in (rdiv_scalar, rmod_scalar
 for _op, _sign in ((plus_scalar, 1.0), (minus_scalar, -1.0)):
     rule(_op, CSR, out=DEFAULT, when=_nonzero_scalar)(_fill_plus(_sign))
     rule(_op, ROW_SPARSE, out=DEFAULT, when=_nonzero_scalar)(_fill_plus(_sign))
+
+# elementwise: input and output have one shape (symbolic inference runs it both ways)
+for _op in SCALAR_OPS.values():
+    _op.same_shape = True

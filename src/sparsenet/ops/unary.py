@@ -666,3 +666,8 @@ def ones_like(data):
 def _zeros_like_sparse(data):
     make = empty_csr if data.stype == CSR else empty_rsp
     return make(data.shape, data._data.dtype, data.device)
+
+
+# elementwise: input and output have one shape (symbolic inference runs it both ways)
+for _name in __all__:
+    globals()[_name].same_shape = True

@@ -7,6 +7,9 @@
   first completed by the operator's ``input_shapes`` rule when it has one
   (``FullyConnected``'s weight and bias, ``Embedding``'s weight, a loss output's
   label), which is how ``simple_bind(data=(32, 100))`` sizes the parameters.
+  Inference also runs backwards through elementwise operators (``same_shape``):
+  the shape a consumer requires of an entry (a *hint*) sizes the inputs of the
+  elementwise node producing it, as MXNet's two-way inference does.
 * Storage types: each node asks its operator's rule rows
   (:meth:`~sparsenet.ops.registry.Operator.infer_storage`) — the rows the eager
   call dispatches on — and records whether it runs a sparse kernel, the dense
@@ -27,7 +30,7 @@ import torch
 
 from ..base import InvalidArgumentError, SparsenetError, numpy_dtype, torch_dtype
 from ..ndarray.stype import DEFAULT, STYPES
-from .op_traits import dtype_rule, input_shapes, output_shapes, output_stypes
+from .op_traits import dtype_rule, input_shapes, output_shapes, output_stypes, same_shape
 
 __all__ = ["infer_shape", "infer_type", "infer_storage_type", "propagate", "storage_plan",
            "arg_storage_types", "NodeStorage", "InferenceError", "KERNEL",
@@ -158,10 +161,24 @@ def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
     entry_shape, entry_dtype = {}, {}
     bound = {id(n): n.op.bind_params(n.params) for n in nodes if n.op is not None}
 
+    hint = {}  # (node id, output index) -> the shape a consumer requires of that entry
+
     def get(c, i):
         if c.op is None:
             return arg_shape[c.name], arg_dtype[c.name]
         return entry_shape.get((id(c), i)), entry_dtype.get((id(c), i))
+
+    def require(c, i, shape):
+        """Record that input entry ``(c, i)`` must have ``shape``; return whether news."""
+        if c.op is None:
+            if arg_shape[c.name] is None:
+                arg_shape[c.name] = tuple(int(d) for d in shape)
+                return True
+            return False
+        if (id(c), i) in entry_shape or (id(c), i) in hint:
+            return False
+        hint[(id(c), i)] = tuple(int(d) for d in shape)
+        return True
 
     for _ in range(len(nodes) + 1):
         changed = False
@@ -174,10 +191,17 @@ def propagate(symbol, shapes=None, dtypes=None, fill_dtype="float32"):
             complete = input_shapes(n.op)
             if complete is not None and any(s is None for s in in_shapes):
                 filled = complete(list(in_shapes), params)
-                for (c, _), old, new in zip(n.inputs, in_shapes, filled):
-                    if old is None and new is not None and c.op is None:
-                        arg_shape[c.name] = tuple(int(d) for d in new)
-                        changed = True
+                for (c, i), old, new in zip(n.inputs, in_shapes, filled):
+                    if old is None and new is not None:
+                        changed |= require(c, i, new)
+                ins = [get(c, i) for c, i in n.inputs]
+                in_shapes = [s for s, _ in ins]
+            if same_shape(n.op) and any(s is None for s in in_shapes):
+                known = next((s for s in in_shapes if s is not None), hint.get((id(n), 0)))
+                if known is not None:
+                    for (c, i), old in zip(n.inputs, in_shapes):
+                        if old is None:
+                            changed |= require(c, i, known)
                 ins = [get(c, i) for c, i in n.inputs]
                 in_shapes = [s for s, _ in ins]
             changed |= _fill_rule_dtypes(n, ins, params, arg_dtype)

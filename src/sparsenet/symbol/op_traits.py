@@ -24,6 +24,11 @@ made where the operator is defined (``ops/norm.py`` declares BatchNorm's):
 ``input_shapes``
     The registry's own rule completing unknown input shapes (``@input_shapes(op)``), here
     only for operators that do not declare it yet.
+``same_shape``
+    ``True`` for elementwise operators whose inputs and output all have one shape (MXNet's
+    ``ElemwiseShape``): shape inference fills an unknown input from a known input or from
+    the shape a consumer requires of the output (``true_pred - log(prob_target)`` sizes
+    ``prob_target``), as MXNet's inference runs both ways.
 ``dtype_rule``
     The registry's type-inference rule (``@dtype_rule(op)``) for operators whose dtypes do
     not follow their first input: ``Embedding``'s weight and output take its ``dtype``
@@ -49,8 +54,8 @@ definition on placeholders), ``backward_stypes_for`` (its gradients' storage typ
 """
 
 __all__ = ["aux_inputs", "output_suffixes", "input_inits", "required_inputs", "input_shapes",
-           "dtype_rule", "input_names", "output_shapes", "output_stypes", "backward_stypes",
-           "node_state", "open_params"]
+           "same_shape", "dtype_rule", "input_names", "output_shapes", "output_stypes",
+           "backward_stypes", "node_state", "open_params"]
 
 def _trait(op, name):
     return getattr(op, name, None)
@@ -110,6 +115,16 @@ def input_shapes(op):
     [(4, 3), (3,)]
     """
     return _trait(op, "input_shapes")
+
+
+def same_shape(op):
+    """Whether ``op``'s inputs and output all share one shape (elementwise operators).
+
+    >>> from sparsenet.ops.registry import get_op
+    >>> same_shape(get_op('log')), same_shape(get_op('dot'))
+    (True, False)
+    """
+    return bool(_trait(op, "same_shape"))
 
 
 def dtype_rule(op):

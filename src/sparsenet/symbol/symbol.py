@@ -28,7 +28,8 @@ from ..attribute import HIDDEN_KEYS, AttrScope, hidden_key
 from ..base import (IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError,
                     SparsenetError, numpy_dtype)
 from ..ndarray.stype import STYPES
-from ..ops.registry import OPERATORS
+from .. import ndarray as _nd
+from ..ops.registry import OPERATORS, Operator
 from . import infer
 from .arith import PythonOperators
 from .executor import Executor, simple_bind
@@ -544,6 +545,21 @@ def Group(symbols):  # noqa: N802
     return Symbol(outs)
 
 
+def _json_operator(opname):
+    """The registry operator a JSON node's ``op`` names: its registered name, or another name
+    MXNet registers the same operator under and writes into JSON (``make_loss`` for
+    ``MakeLoss``), as ``mx.nd`` spells it; None when sparsenet has no such operator.
+
+    >>> _json_operator('make_loss').name, _json_operator('no_such_op')
+    ('MakeLoss', None)
+    """
+    op = OPERATORS.get(opname)
+    if op is None:
+        alias = getattr(_nd, opname, None)
+        op = alias if isinstance(alias, Operator) else None
+    return op
+
+
 def load_json(json_str, _inits=None):
     """Rebuild a Symbol from :meth:`Symbol.tojson` output (also MXNet 1.x JSON).
 
@@ -582,7 +598,7 @@ def load_json(json_str, _inits=None):
             node.shape(), node.dtype(), node.stype()  # a malformed attribute fails here
             nodes.append(node)
             continue
-        op = OPERATORS.get(opname)
+        op = _json_operator(opname)
         if op is None:
             raise SparsenetError(f"load_json: node {i} '{name}' uses operator {opname!r}, which "
                                  f"sparsenet does not have")
