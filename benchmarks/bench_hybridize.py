@@ -1,4 +1,4 @@
-"""One training step, eager vs hybridized vs hand-written PyTorch (issue 33, direction 2).
+"""One training step, eager vs hybridized vs hand-written PyTorch.
 
     python benchmarks/bench_hybridize.py [--batch 100] [--steps 200] [--repeats 7]
                                          [--threads 1] [--json out.json]

@@ -1,6 +1,6 @@
 """Start-up: ``sparsenet --help``, usage errors and ``sparsenet inspect`` do not import torch,
 ``import sparsenet`` loads its namespaces on first use, and a lazily loaded name is the
-very object an explicit import gives (issue 33, item 4).
+very object an explicit import gives.
 
 Behavioural, not timed: each case runs in a fresh interpreter and reads ``sys.modules``
 (benchmarks/bench_startup.py measures the times).

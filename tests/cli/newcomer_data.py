@@ -1,4 +1,4 @@
-"""Small generated LibSVM files for the tests/cli/test_newcomer_*.py tests (issue 36, item 8)."""
+"""Small generated LibSVM files for the tests/cli/test_newcomer_*.py tests."""
 import contextlib
 import io
 

@@ -1,4 +1,4 @@
-"""sparsenet convert for model files (issue 18, item 5): MXNet 1.9.1's own .params files to
+"""sparsenet convert for model files: MXNet 1.9.1's own .params files to
 plain PyTorch .pt and back, with the values MXNet wrote (fixtures of tests/data/mxnet_1_9_1,
 whose contents make_fixtures.py defines), byte-equal round trips, and the one-line errors."""
 import os

@@ -1,5 +1,5 @@
 """``sparsenet train --lazy exact``: checkpoints hold caught-up weights, so --resume continues
-as the uninterrupted run and the .params equal standard (dense) training (issue 32, item 3);
+as the uninterrupted run and the .params equal standard (dense) training;
 the Gluon Trainer's exact-mode guard and save_parameters."""
 import numpy as np
 import pytest

@@ -1,6 +1,6 @@
 """``sparsenet train/eval/predict`` choose a torch thread count that does not oversubscribe
-the cores the process may use, keep an explicit choice, and take ``--threads N``
-(issue 33, item 5). The count is read inside the command, not timed.
+the cores the process may use, keep an explicit choice, and take ``--threads N``.
+The count is read inside the command, not timed.
 """
 import json
 import os

@@ -1,4 +1,4 @@
-"""Hybridized and eager training give the same weights (issue 33, direction 2).
+"""Hybridized and eager training give the same weights.
 
 For each network, two copies start from the same weights and see the same
 batches: one runs imperatively (``F = mx.nd``), the other hybridized (traced once

@@ -109,7 +109,7 @@ def test_non_hybridizable_plus_fails_clearly_when_hybridized():
     x = mx.test_utils.rand_ndarray((2, 5), 'csr', 0.5)
     assert blk(x).shape == (2, 3)   # imperative '+' broadcasts
     blk.hybridize()
-    with pytest.raises(ValueError, match="shapes must be equal.*node '_plus0'"):
+    with pytest.raises(ValueError, match=r"shapes must be equal.*node '_plus\d+'"):
         blk(x)
 
 

@@ -1,4 +1,4 @@
-"""Causes of MXNet 1.9.1 sparse unit-test failures (issue 34, item 5), each reproduced.
+"""Causes of MXNet 1.9.1 sparse unit-test failures, each reproduced.
 
 Expected values were measured with MXNet 1.9.1 (/work/mxnet-venv, ``import mxnet as mx``
 running the same statements) or are hand-computed; each test says which.

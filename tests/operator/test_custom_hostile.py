@@ -1,4 +1,4 @@
-"""Custom operators written carelessly or with hostile values (issue 32, item 7).
+"""Custom operators written carelessly or with hostile values.
 
 * ``infer_shape`` declaring outputs larger than memory: a ``CustomOpMemoryError`` (an
   ``MXNetError`` and a ``MemoryError``) naming the operator and the shape, before torch's

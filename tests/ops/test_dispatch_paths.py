@@ -1,4 +1,4 @@
-"""The registry's short paths give what the general path gives (issue 33, eager dispatch).
+"""The registry's short paths give what the general path gives.
 
 A dense-only operator called with ``out=`` now runs on the registry's dense path and hands
 its result to the same ``out`` writer; arrays given positionally skip the general argument

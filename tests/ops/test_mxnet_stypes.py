@@ -155,7 +155,7 @@ _LAZY_VALUES = set(_DELIBERATE_BY_REASON[
     "(MXNet: standard rule, or densified gradient)"])
 
 # ---------------------------------------------------------------------------------------------
-# Records sparsenet does not match yet: cause -> record ids. Strict xfail (see issue 12):
+# Records sparsenet does not match yet: cause -> record ids. Strict xfail:
 # remove an entry when it starts passing.
 _KNOWN_BY_CAUSE = {}
 KNOWN_MISMATCHES = {i: cause for cause, ids in _KNOWN_BY_CAUSE.items() for i in ids}
@@ -251,7 +251,7 @@ def _params():
         marks = []
         if rec["id"] in KNOWN_MISMATCHES:
             marks.append(pytest.mark.xfail(
-                strict=True, reason=f"{KNOWN_MISMATCHES[rec['id']]}; see issue 12"))
+                strict=True, reason=f"{KNOWN_MISMATCHES[rec['id']]}"))
         out.append(pytest.param(rec, id=rec["id"], marks=marks))
     return out
 

@@ -1,4 +1,4 @@
-"""The native row kernels on empty and tiny inputs (issue 32, item 9 and build item 10).
+"""The native row kernels on empty and tiny inputs.
 
 Every native kernel (``sparsenet.ops._row_kernels`` through :mod:`sparsenet.ops.row_kernels`)
 takes zero rows, zero stored values and zero-size tensors (whose ``data_ptr()`` is often 0)

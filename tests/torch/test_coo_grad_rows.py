@@ -1,4 +1,4 @@
-"""A torch sparse COO tensor whose row ids lie outside its shape (issue 32, item 12).
+"""A torch sparse COO tensor whose row ids lie outside its shape.
 
 torch does not check a COO tensor's indices unless asked, so a crafted gradient (or array)
 reaches sparsenet with a row id past the parameter's rows. Before: the torch optimizers

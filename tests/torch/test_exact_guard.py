@@ -1,6 +1,6 @@
 """lazy_update='exact' cannot silently go wrong: a forward that read a stale row raises, an
 attached model trains as torch.optim does, and its state_dict() holds the trained weights.
-The reference is torch.optim on the dense gradient of the same model (issue 32, item 2)."""
+The reference is torch.optim on the dense gradient of the same model."""
 import copy
 import io
 

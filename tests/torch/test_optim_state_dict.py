@@ -1,5 +1,5 @@
 """load_state_dict checks every group key and state tensor against the parameters, and takes
-torch.optim's own state_dicts where the state means the same (issue 32, item 8)."""
+torch.optim's own state_dicts where the state means the same."""
 import copy
 
 import pytest
