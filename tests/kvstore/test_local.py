@@ -65,6 +65,7 @@ def test_init_twice_is_refused():
     # kv.broadcast with this key multiple times"
     with pytest.raises(InvalidArgumentError, match="duplicate init of key 3. Please double"):
         kv.init(3, mx.nd.ones((2, 3)))
+    kv = mx.kv.create("local")  # a store of str keys
     with pytest.raises(InvalidArgumentError, match="duplicate init of key 'a'"):
         kv.init(["a", "a"], [mx.nd.ones(1), mx.nd.ones(1)])
 

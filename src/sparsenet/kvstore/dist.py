@@ -46,7 +46,7 @@ from ..context import cpu, place
 from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import DEFAULT, ROW_SPARSE
 from . import collective
-from .keys import check_key, check_priority, checked_row_ids, flat_arrays, key_value_pairs
+from .keys import check_key, check_priority, checked_row_ids, flat_arrays
 from .kvstore import KVStore, sum_pushed
 from .reduction import reduce_over_ranks
 from .sharded import ShardedRows
@@ -200,7 +200,7 @@ class DistKVStore(KVStore):
         """:meth:`init`; with ``replace`` an ordinary key the store holds already is
         re-initialised with rank 0's value (see :meth:`KVStore._init`); a sharded one is not."""
         def check():
-            pairs = key_value_pairs(key, value, "value")
+            pairs = self._pairs(key, value, "value")
             keys = [k for k, _ in pairs]
             if len(set(keys)) != len(keys):
                 raise InvalidArgumentError(f"kvstore init: a key appears twice in {keys!r}")
@@ -223,7 +223,7 @@ class DistKVStore(KVStore):
         if not sharded:
             super()._init(key, value, replace)
             return
-        for k, vals in key_value_pairs(key, value, "value"):
+        for k, vals in self._pairs(key, value, "value"):
             v = vals[0]
             table = ShardedRows(k, v.shape, dtype=v.dtype, ctx=self._store_context(v))
             self._sharded[k] = table.scatter_from0(v)
@@ -248,7 +248,7 @@ class DistKVStore(KVStore):
         ShardedRows
         """
         def check():
-            check_key(key)
+            self._key_type.check(check_key(key))
             self._check_new([key])
             return f"{key!r} {tuple(shape)} {dtype}"
         self._agree("init_sharded", check, key)
@@ -299,7 +299,7 @@ class DistKVStore(KVStore):
             merged.clear()
             tables.clear()
             check_priority(priority, "push")
-            for k, values in key_value_pairs(key, value, "value"):
+            for k, values in self._pairs(key, value, "value"):
                 if k not in self._store and k not in self._sharded:
                     raise InvalidArgumentError(f"kvstore push: key {k!r} has not been "
                                                f"initialized; call kv.init({k!r}, value) first")
@@ -346,7 +346,7 @@ class DistKVStore(KVStore):
             if out is None:
                 raise InvalidArgumentError(f"kvstore pull of key {key!r}: out is required (the "
                                            f"array or list of arrays to copy the value into)")
-            pairs[:] = key_value_pairs(key, out, "out")
+            pairs[:] = self._pairs(key, out, "out")
             for k, outs in pairs:
                 shape = self._sharded[k].shape if k in self._sharded else \
                     self._stored(k, "pull").shape
@@ -392,7 +392,7 @@ class DistKVStore(KVStore):
             if out is None or row_ids is None:
                 raise InvalidArgumentError(f"kvstore row_sparse_pull of key {key!r}: out and "
                                            f"row_ids are required")
-            targets[:] = [(k, o) for k, outs in key_value_pairs(key, out, "out") for o in outs]
+            targets[:] = [(k, o) for k, outs in self._pairs(key, out, "out") for o in outs]
             ids[:] = flat_arrays(row_ids, "row_ids")
             if len(ids) == 1:
                 ids[:] = ids * len(targets)

@@ -20,7 +20,8 @@ import torch
 from ..base import IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError
 from ..ndarray.ndarray import NDArray
 
-__all__ = ["check_key", "check_priority", "key_value_pairs", "flat_arrays", "checked_row_ids"]
+__all__ = ["check_key", "check_priority", "key_value_pairs", "flat_arrays", "checked_row_ids",
+           "KeyType"]
 
 
 def check_key(key):
@@ -39,6 +40,32 @@ def check_key(key):
         return int(key)
     raise InvalidArgumentTypeError(f"kvstore key: expected an int or a str (or a list of them), "
                                    f"got {type(key).__name__} {key!r}")
+
+
+class KeyType:
+    """The one type of key a store takes, int or str, fixed by the first key it sees (as MXNet,
+    whose stores refuse to mix the two).
+
+    >>> kinds = KeyType()
+    >>> kinds.check(3)
+    >>> kinds.check('w')
+    Traceback (most recent call last):
+    ...
+    sparsenet.base.InvalidArgumentTypeError: kvstore key 'w' is a str, but this store's keys are ints ...
+    """
+
+    def __init__(self):
+        self.kind = None
+
+    def check(self, key):
+        """Raise unless ``key`` (an int or a str, already checked) has the store's key type."""
+        kind = str if isinstance(key, str) else int
+        if self.kind is None:
+            self.kind = kind
+        elif kind is not self.kind:
+            raise InvalidArgumentTypeError(
+                f"kvstore key {key!r} is a {kind.__name__}, but this store's keys are "
+                f"{self.kind.__name__}s (a store takes int keys or str keys, not both)")
 
 
 def check_priority(priority, method):

@@ -32,7 +32,7 @@ from ..ndarray.ndarray import NDArray
 from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE
 from ..ops.binary import add_n
 from .compression import GradientCompression
-from .keys import check_priority, checked_row_ids, flat_arrays, key_value_pairs
+from .keys import KeyType, check_priority, checked_row_ids, flat_arrays, key_value_pairs
 from .rows import rows_of
 from .updating import UpdatingStore
 
@@ -109,6 +109,7 @@ class KVStore(UpdatingStore):
                                            f"{type(name).__name__}")
         self._type = name
         self._store = {}
+        self._key_type = KeyType()
         self._updater = None
         self._compression = None  # set_gradient_compression
         profiler.note_kvstore(self)  # the profiler's 'server' profile records this store
@@ -147,6 +148,13 @@ class KVStore(UpdatingStore):
         return cpu(0)
 
     # ------------------------------------------------------------------ init / push / pull
+    def _pairs(self, key, entries, name):
+        """:func:`~sparsenet.kvstore.keys.key_value_pairs`, keys of the store's one key type."""
+        pairs = key_value_pairs(key, entries, name)
+        for k, _ in pairs:
+            self._key_type.check(k)
+        return pairs
+
     def init(self, key, value):
         """Initialise ``key`` (or each key of a list) with a copy of ``value``.
 
@@ -179,7 +187,7 @@ class KVStore(UpdatingStore):
         """:meth:`init`; with ``replace`` a key the store holds already is re-initialised
         (its value replaced, the updater's state for it dropped), as a second Trainer over
         the store re-initialises the keys (parameter positions) it shares with the first."""
-        pairs = key_value_pairs(key, value, "value")
+        pairs = self._pairs(key, value, "value")
         seen = set()
         for k, values in pairs:
             if len(values) != 1:
@@ -277,7 +285,7 @@ class KVStore(UpdatingStore):
         """
         check_priority(priority, "push")
         grouped = {}
-        for k, values in key_value_pairs(key, value, "value"):
+        for k, values in self._pairs(key, value, "value"):
             grouped.setdefault(k, []).extend(values)
         if self._compression is not None:
             merged = self._merge_compressed(grouped)
@@ -336,7 +344,7 @@ class KVStore(UpdatingStore):
         if out is None:
             raise InvalidArgumentError(f"kvstore pull of key {key!r}: out is required (the "
                                        f"array or list of arrays to copy the value into)")
-        for k, outs in key_value_pairs(key, out, "out"):
+        for k, outs in self._pairs(key, out, "out"):
             stored = self._stored(k, "pull")
             for o in outs:
                 if o.shape != stored.shape:
@@ -382,7 +390,7 @@ class KVStore(UpdatingStore):
         if out is None:
             raise InvalidArgumentError(f"kvstore broadcast of key {key!r}: out is required (the "
                                        f"array or list of arrays to copy the value into)")
-        key_value_pairs(key, out, "out")  # check out before the key is initialised
+        self._pairs(key, out, "out")  # check out before the key is initialised
         self.init(key, value)
         self.pull(key, out, priority)
 
@@ -431,7 +439,7 @@ class KVStore(UpdatingStore):
         if row_ids is None:
             raise InvalidArgumentError(f"kvstore row_sparse_pull of key {key!r}: row_ids is "
                                        f"required (an NDArray of row ids, or one per out)")
-        targets = [(k, o) for k, outs in key_value_pairs(key, out, "out") for o in outs]
+        targets = [(k, o) for k, outs in self._pairs(key, out, "out") for o in outs]
         ids = flat_arrays(row_ids, "row_ids")
         if len(ids) == 1:
             ids = ids * len(targets)

@@ -141,7 +141,7 @@ class Module(BaseModule):
         self._optimizer = self._updater = self._kvstore = None
         self._update_on_kvstore = False
         self._preload_opt_states = None
-        self._arg_params = self._aux_params = None
+        self._preset_args = self._preset_auxs = None  # values given before bind()
 
     # ------------------------------------------------------------------ properties
     @property
@@ -215,8 +215,8 @@ class Module(BaseModule):
         self.binded = True
         if shared_module is not None:
             self.params_initialized = shared_module.params_initialized
-        elif self._arg_params is not None:  # from Module.load or set before binding
-            self._copy_params(self._arg_params, self._aux_params, allow_missing=False,
+        elif self._preset_args is not None:  # from Module.load or set before binding
+            self._copy_params(self._preset_args, self._preset_auxs, allow_missing=False,
                               allow_extra=True)
             self.params_initialized = True
 
@@ -287,7 +287,7 @@ class Module(BaseModule):
                     self._initialize(name, arr, nodes[name], initializer)
                 # else: allowed to be missing and no initializer: the current value stays
         self._broadcast_params()
-        self._arg_params, self._aux_params = None, None
+        self._preset_args, self._preset_auxs = None, None
         self.params_initialized = True
 
     def _broadcast_params(self):
@@ -325,6 +325,31 @@ class Module(BaseModule):
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
                          allow_missing=allow_missing, force_init=True, allow_extra=allow_extra)
 
+    @property
+    def _arg_params(self):
+        """MXNet's attribute: CPU copies of the parameters once bound and initialised (taken at
+        each read, as :meth:`get_params`; MXNet keeps such copies), else the values waiting
+        for :meth:`bind`."""
+        if self.binded and self.params_initialized:
+            return self.get_params()[0]
+        return self._preset_args
+
+    @_arg_params.setter
+    def _arg_params(self, values):
+        # MXNet's CustomModule.load (example/rnn/large_word_lm) sets it before bind()
+        self._preset_args = values
+
+    @property
+    def _aux_params(self):
+        """MXNet's attribute: CPU copies of the auxiliary states (see ``_arg_params``)."""
+        if self.binded and self.params_initialized:
+            return self.get_params()[1]
+        return self._preset_auxs
+
+    @_aux_params.setter
+    def _aux_params(self, values):
+        self._preset_auxs = values
+
     def get_params(self):
         """``(arg_params, aux_params)``: CPU copies of the parameters and auxiliary states
         (storage types kept).
@@ -347,8 +372,8 @@ class Module(BaseModule):
                    allow_extra=False):
         """Assign parameter values (see :meth:`init_params`)."""
         if not self.binded:  # kept until bind()
-            self._arg_params = dict(arg_params)
-            self._aux_params = dict(aux_params) if aux_params is not None else None
+            self._preset_args = dict(arg_params)
+            self._preset_auxs = dict(aux_params) if aux_params is not None else None
             self.params_initialized = True
             return
         self.init_params(initializer=None, arg_params=arg_params, aux_params=aux_params,
@@ -676,7 +701,7 @@ class Module(BaseModule):
         """
         sym, args, auxs = load_checkpoint(prefix, epoch)
         mod = Module(symbol=sym, **kwargs)
-        mod._arg_params, mod._aux_params = args, auxs
+        mod._preset_args, mod._preset_auxs = args, auxs
         mod.params_initialized = True
         if load_optimizer_states:
             path = f"{prefix}-{int(epoch):04d}.states"
