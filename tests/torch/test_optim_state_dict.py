@@ -154,3 +154,13 @@ def test_mutated_state_dicts_fail_only_with_mxnet_errors(data, name):
         opt2.step()
     except mx.MXNetError:
         pass
+
+
+@pytest.mark.parametrize("name", ["Adagrad", "FTRL", "RMSprop", "SGD", "Adam"])
+def test_a_bool_hyperparameter_is_refused_on_load(name):
+    # found by the mutation test: weight_decay=True loaded, then the step raised torch's
+    # "Boolean alpha only supported for Boolean results"
+    sd, opt = _trained(name)
+    sd["param_groups"][0]["weight_decay"] = True
+    with pytest.raises(mx.base.FileFormatError, match="weight_decay"):
+        opt.load_state_dict(sd)

@@ -57,8 +57,9 @@ def check_lazy(value):
 
 
 def check_nonneg(name, value):
-    """Raise unless ``value`` is a number >= 0 (torch's own checks, same wording)."""
-    if not isinstance(value, (int, float)) or value < 0.0:
+    """Raise unless ``value`` is a number >= 0 (torch's own checks, same wording; a bool is
+    not a number here: ``weight_decay=True`` would fail in the step)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0.0:
         raise InvalidArgumentError(f"Invalid {name}: expected a number >= 0, got {value!r}")
     return value
 
