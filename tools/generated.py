@@ -4,11 +4,10 @@ import argparse
 import sys
 
 
-def main(description, target, render, command, skip_check=None, argv=None):
+def main(description, target, render, command, argv=None):
     """Parse ``--check``; write ``render()`` to ``target``, or compare them.
 
-    ``command`` is how to regenerate (named when the file is stale); ``skip_check(current)``
-    may return a reason not to compare (printed; the check passes). Returns the exit status.
+    ``command`` is how to regenerate (named when the file is stale). Returns the exit status.
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--check", action="store_true",
@@ -18,10 +17,6 @@ def main(description, target, render, command, skip_check=None, argv=None):
     text = render()
     if args.check:
         current = target.read_text() if target.exists() else ""
-        reason = skip_check(current) if skip_check is not None and current else None
-        if reason:
-            print(f"{target}: not checked: {reason}", file=sys.stderr)
-            return 0
         if current != text:
             print(f"{target} is stale: run {command}", file=sys.stderr)
             return 1

@@ -15,7 +15,7 @@ class Adagrad(BridgedOptimizer):
     ``w -= clr * g / sqrt(state_sum + eps**2)``. The last denominator is the rule's
     (``epsilon`` inside the square root, given ``eps**2``); torch's is
     ``sqrt(state_sum) + eps``: the two differ by less than ``eps / sqrt(state_sum)``
-    relatively (about 1e-10 / |g| with torch's default ``eps``).
+    relatively (about ``1e-10 / |g|`` with torch's default ``eps``).
 
     Sparse COO gradients by ``lazy_update``: with ``weight_decay == 0`` a row without
     gradient does not change, so all three modes give torch's result at lazy cost (as
