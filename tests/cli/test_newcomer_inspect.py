@@ -7,7 +7,7 @@ def test_model_dir_summary(tmp_path):
     data = write_rows(tmp_path / "d.svm", [1, 2, 3, 1, 2, 3] * 10, random_rows(60, 6))
     out = tmp_path / "m"
     status, _, err = run(["train", data, "--model", "softmax", "--features", "6", "--out",
-                          str(out), "--quiet", "--epochs", "2", "--lr", "0.05"])
+                          str(out), "--quiet", "--epochs", "2", "--lr", "0.05", "--batch-size", "256"])
     assert status == 0, err
     status, stdout, err = run(["inspect", str(out)])
     assert (status, err) == (0, "")

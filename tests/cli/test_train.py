@@ -60,7 +60,7 @@ def test_linear_regression_beats_the_mean(data, tmp_path):
     train, val, y_val = data["regression"]
     out = tmp_path / "m"
     assert _train(train, out, "--val", val, "--model", "linear", "--epochs", "5",
-                  "--lr", "0.1") == 0
+                  "--lr", "0.1", "--batch-size", "256") == 0
     assert _history(out)[-1]["val"]["rmse"] < 0.5 * np.std(y_val)
 
 

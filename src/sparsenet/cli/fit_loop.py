@@ -7,7 +7,11 @@ the row count is known: from the pass that inferred sizes, else from the first
 epoch), computes the task's metrics on the predictions made while training (before
 each batch's update) and on the validation file, appends them to
 ``OUT/metrics.jsonl``, and writes the checkpoint
-(:func:`sparsenet.cli.model_dir.write_checkpoint`).
+(:func:`sparsenet.cli.model_dir.write_checkpoint`). With a validation file only an epoch
+better than every earlier one is checkpointed (``OUT`` keeps the best epoch, its record
+says ``"kept": true``), and ``--patience`` worse epochs in a row stop training (:func:`fit`).
+The batches are made ahead in a background thread (:mod:`sparsenet.cli.read_ahead`) while
+the current one trains.
 
 The training objective is reported under its own name (:func:`objective_name`) only
 when it is not already one of the task's metrics: the ``logistic`` and ``softmax``
@@ -37,8 +41,10 @@ from .metrics_report import format_metrics, task_metrics
 from .model_dir import write_checkpoint
 from .model_schema import MAX_JSON_BYTES, check_record, read_json_text
 from .notices import check_data
+from .read_ahead import read_ahead
 
-__all__ = ["METRICS_FILE", "fit", "read_history", "epoch_line", "objective_name"]
+__all__ = ["METRICS_FILE", "fit", "read_history", "epoch_line", "objective_name",
+           "stopping_metric"]
 
 METRICS_FILE = "metrics.jsonl"
 
@@ -98,8 +104,9 @@ def _catch_up(trainer, x):
 
 def _train_epoch(net, loss_fn, trainer, config, opts, bar, watch):
     task, classes = config["task"], config["classes"]
-    batches = open_batches(opts.data, config["features"], opts.batch_size, opts.context,
-                           config["index_base"], opts.num_workers, opts.scale_vector)
+    batches = read_ahead(open_batches(opts.data, config["features"], opts.batch_size,
+                                      opts.context, config["index_base"], opts.num_workers,
+                                      opts.scale_vector))
     objective = objective_name(config["loss"])
     labels_seen, scores_seen = [], []
     loss_sum, rows = 0.0, 0
@@ -116,10 +123,11 @@ def _train_epoch(net, loss_fn, trainer, config, opts, bar, watch):
             loss = loss_fn(scores, y)
         loss.backward()
         trainer.step(labels.size)
-        loss_sum += float(loss.sum().asscalar())
+        # NumPy on the host copies: no operator dispatch per batch for the bookkeeping
+        loss_sum += float(loss.asnumpy().sum(dtype=np.float64))
         rows += labels.size
         labels_seen.append(labels)
-        scores_seen.append(scores.detach().asnumpy())
+        scores_seen.append(scores.asnumpy())
         bar.update(labels.size)
         bar.set_postfix({objective or "logloss": f"{loss_sum / rows:.4f}"}, refresh=False)
     if not rows:
@@ -133,14 +141,15 @@ def _watch(watch, x):
     """Note the smallest column and the largest absolute value of the CSR batch ``x``."""
     if x.stype != "csr" or not x.data.size:
         return
-    watch["min_index"] = min(watch["min_index"], int(x.indices.min().asscalar()))
-    watch["max_abs"] = max(watch["max_abs"], float(nd.abs(x.data).max().asscalar()))
+    watch["min_index"] = min(watch["min_index"], int(x.indices.asnumpy().min()))
+    watch["max_abs"] = max(watch["max_abs"], float(np.abs(x.data.asnumpy()).max()))
 
 
 def evaluate(net, config, path, opts):
     """The task's metrics of ``net`` on the file ``path`` (``{}`` when it has no rows)."""
-    batches = open_batches(path, config["features"], opts.batch_size, opts.context,
-                           config["index_base"], opts.num_workers, opts.scale_vector)
+    batches = read_ahead(open_batches(path, config["features"], opts.batch_size, opts.context,
+                                      config["index_base"], opts.num_workers,
+                                      opts.scale_vector))
     labels, scores = [], []
     for y, s in predictions(net, config["task"], batches, config["classes"], path,
                             config.get("labels")):
@@ -151,8 +160,47 @@ def evaluate(net, config, path, opts):
     return task_metrics(config["task"], np.concatenate(labels), np.concatenate(scores))
 
 
+def stopping_metric(task):
+    """The validation metric early stopping watches for ``task`` (lower is better):
+    ``rmse`` for regression, else ``logloss``.
+
+    >>> stopping_metric("binary"), stopping_metric("regression")
+    ('logloss', 'rmse')
+    """
+    return "rmse" if task == "regression" else "logloss"
+
+
+def _score(val, task):
+    """The watched validation value of an epoch (``+inf`` when not finite), or None
+    without validation rows."""
+    value = val.get(stopping_metric(task)) if val else None
+    if value is None:
+        return None
+    return value if np.isfinite(value) else np.inf
+
+
+def _best(history, task):
+    """``(best score, epochs since it)`` over the epochs a resumed run keeps."""
+    best, stale = None, 0
+    for record in history:
+        score = _score(record["val"], task)
+        if score is None or best is None or score < best:
+            best, stale = score, 0
+        else:
+            stale += 1
+    return best, stale
+
+
 def fit(net, loss_fn, trainer, config, opts, start_epoch, history):
-    """Train epochs ``start_epoch + 1 .. opts.epochs``; return the full metrics history."""
+    """Train epochs ``start_epoch + 1 .. opts.epochs``; return the full metrics history.
+
+    With validation rows, an epoch whose validation :func:`stopping_metric` is not below
+    the best so far writes no checkpoint (the directory keeps the best epoch's model, and
+    ``metrics.jsonl`` marks that epoch's record ``"kept": true``), and training stops after
+    ``opts.patience`` such epochs in a row. Without them every epoch is kept.
+    """
+    task = config["task"]
+    best, stale = _best(history, task)
     for epoch in range(start_epoch + 1, opts.epochs + 1):
         began = time.perf_counter()
         watch = None if opts.data_checked else {"min_index": np.inf, "max_abs": 0.0}
@@ -170,10 +218,30 @@ def fit(net, loss_fn, trainer, config, opts, start_epoch, history):
                                        f"lines); no checkpoint was written")
         trainer.sync()  # --lazy exact: validation reads every row
         val = evaluate(net, config, opts.val, opts) if opts.val else {}
+        score = _score(val, task)
+        kept = score is None or best is None or score < best
         record = {"epoch": epoch, "train": train, "val": val, "seconds": round(seconds, 3),
-                  "rows": rows}
+                  "rows": rows, "kept": kept}
+        if kept:
+            best, stale = score, 0
+            history = [dict(r, kept=False) if r.get("kept") else r for r in history]
+            config = write_checkpoint(opts.out, net, trainer, config, epoch)
+        else:
+            stale += 1
         history = history + [record]
-        config = write_checkpoint(opts.out, net, trainer, config, epoch)
         _write_history(opts.out, history)
-        print(epoch_line(epoch, opts.epochs, train, val, seconds, rows), flush=True)
+        line = epoch_line(epoch, opts.epochs, train, val, seconds, rows)
+        if not kept:
+            line += (f"  no better than epoch {config['epoch']} "
+                     f"({stale}/{opts.patience})")
+        print(line, flush=True)
+        if not kept and stale >= opts.patience and epoch < opts.epochs:
+            print(f"stopping early: val {stopping_metric(task)} has not improved for {stale} "
+                  f"epoch{'s' if stale > 1 else ''}; {opts.out} keeps epoch {config['epoch']}",
+                  flush=True)
+            break
+    else:
+        if history and not history[-1]["kept"] and opts.val:
+            print(f"{opts.out} keeps epoch {config['epoch']}, the best val "
+                  f"{stopping_metric(task)}", flush=True)
     return history

@@ -38,7 +38,9 @@ damaged directory gives one clear error and never reaches the model or the optim
 No other key is accepted; booleans are not integers. The optional keys are absent
 from directories written before they existed and read as ``null``. A ``metrics.jsonl`` line is an
 object with ``epoch`` (integer ``>= 1``), ``rows`` (integer ``>= 0``), ``seconds``
-(number ``>= 0``) and ``train``/``val`` objects of metric name -> number.
+(number ``>= 0``) and ``train``/``val`` objects of metric name -> number; optionally
+``kept`` (boolean: whether the directory's model is this epoch's, ``sparsenet train --val``
+keeping its best epoch).
 
 >>> check_config({"format": "sparsenet-model"}, "m/model.json")
 Traceback (most recent call last):
@@ -355,6 +357,7 @@ def check_config(config, path):
 
 
 _RECORD_KEYS = ("epoch", "train", "val", "seconds", "rows")
+_OPTIONAL_RECORD_KEYS = ("kept",)
 
 
 def check_record(record, where):
@@ -371,10 +374,12 @@ def check_record(record, where):
     for key in _RECORD_KEYS:
         if key not in record:
             raise _bad(where, key, "is missing")
-    extra = sorted(k for k in record if k not in _RECORD_KEYS)
+    extra = sorted(k for k in record if k not in _RECORD_KEYS + _OPTIONAL_RECORD_KEYS)
     if extra:
         raise _bad(where, extra[0], f"is not a key of a metrics record (its keys: "
-                                    f"{', '.join(_RECORD_KEYS)})")
+                                    f"{', '.join(_RECORD_KEYS + _OPTIONAL_RECORD_KEYS)})")
+    if "kept" in record and not isinstance(record["kept"], bool):
+        raise _bad(where, "kept", f"must be true or false, got {record['kept']!r}")
     if not _is_int(record["epoch"]) or not 1 <= record["epoch"] <= MAX_EPOCH:
         raise _bad(where, "epoch", f"must be an integer in [1, {MAX_EPOCH}], got "
                                    f"{record['epoch']!r}")
