@@ -21,17 +21,29 @@ range that holds its first byte, so every line is read by exactly one range.
   ``chunk_size`` bytes of text (one frame when it holds more), decompressed and
   parsed by the same worker thread into its reused buffer, the tasks in
   parallel; each frame is checked against the size it declares, zero included.
-  A line belongs to the task holding its first byte, except that the text up
-  to the first newline of every task but the first belongs to the task before
-  (it decompresses the start of the next frames until that newline, at most
-  ``max_line_bytes`` of them), so no task needs the last byte of the one before
-  it. Such a file shared by parts (fewer compressed files than parts) is shared
-  by frames: part ``k`` of ``n`` owns frames ``[F*k//n, F*(k+1)//n)`` of its
-  ``F``, and decompresses only those (and the starts of the frames after them).
-- Any other compressed file shared by parts cannot be entered in the middle:
-  every part decompresses it in order and keeps the lines that start in the
-  blocks of :data:`SHARD_BLOCK` decompressed bytes it owns (block ``j``
-  belongs to part ``j % n``).
+  A task owns a range ``[s, e)`` of the decompressed text and the lines that
+  start right after a newline in it (and the first line when ``s == 0``), so
+  a task reads on past ``e`` to the end of its last line (decompressing the
+  start of the next frames until that newline, at most ``max_line_bytes`` of
+  them) and no task needs the byte before its ``s``. Such a file shared by
+  parts (fewer compressed files than parts) is shared like a plain file, by
+  text: part ``k`` of ``n`` owns ``[T*k//n, T*(k+1)//n)`` of its ``T`` bytes
+  of text (the frame table says ``T``), so every part's text is within one line
+  of ``T/n`` whatever the frame size. A part decompresses only the frames that
+  overlap its range (a frame across a boundary is decompressed by both parts)
+  and the starts of the frames after them.
+- Any other compressed file shared by parts cannot be entered in the middle
+  and does not say how much text it holds: every part decompresses it in
+  order, cuts it into *blocks* of whole lines (from the end of the block
+  before, the lines up to and including the one holding its ``B``-th byte: at
+  least ``B`` bytes, less than ``B`` plus a line; the last block may be
+  shorter) and keeps the blocks it owns (block ``j`` belongs to part
+  ``j % n``). ``B`` is :func:`shard_block`: :data:`SHARD_BLOCK` at most, and
+  small enough for :data:`BLOCKS_PER_PART` blocks per part when the text is at
+  least as large as the file (LibSVM text is). The parts' counts of blocks
+  differ by one at most, so a part's text is within ``2*B + c*L`` bytes of
+  ``T/n`` (``c``: its count of blocks, ``L``: the longest line); lines longer
+  than ``B`` make blocks of one line each, shared out row by row.
 
 >>> import os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -41,6 +53,7 @@ range that holds its first byte, so every line is read by exactly one range.
 >>> [bytes(c.data) for c in iter_chunks(files, num_parts=2, part_index=1)]
 [b'1 2:3\\n']
 """
+import bisect
 import mmap
 import os
 import threading
@@ -54,12 +67,17 @@ from .options import DEFAULT_MAX_LINE_BYTES
 
 __all__ = ["SourceFile", "Chunk", "FrameTask", "list_files", "plan", "iter_chunks",
            "count_newlines",
-           "count_rows_before", "assign_files", "SHARD_BLOCK", "DEFAULT_CHUNK_SIZE"]
+           "count_rows_before", "assign_files", "shard_block", "SHARD_BLOCK", "MIN_SHARD_BLOCK",
+           "BLOCKS_PER_PART", "DEFAULT_CHUNK_SIZE"]
 
 #: Bytes of text per parsing task.
 DEFAULT_CHUNK_SIZE = 4 << 20
-#: Shard granularity of compressed files (decompressed bytes); fixed so that all parts agree.
+#: Largest shard block of a compressed stream shared by parts (decompressed bytes).
 SHARD_BLOCK = 1 << 20
+#: Smallest shard block (decompressed bytes), unless :data:`SHARD_BLOCK` is smaller.
+MIN_SHARD_BLOCK = 4 << 10
+#: Shard blocks per part that :func:`shard_block` aims at (bounds the imbalance of parts).
+BLOCKS_PER_PART = 64
 _TAIL = 64 << 10
 
 
@@ -93,13 +111,17 @@ class RangeTask(NamedTuple):
 class FrameTask(NamedTuple):
     """The lines of a framed ``.gz``/``.zst`` file that frames ``index`` to
     ``index + count - 1`` of ``frames`` own (see the module docstring); ``frames`` is the
-    file's :func:`~sparsenet.io.libsvm.compression.frame_table`."""
+    file's :func:`~sparsenet.io.libsvm.compression.frame_table`. ``start``/``stop`` crop the
+    task's text range ``[s, e)`` (decompressed bytes of the file) inside those frames' text;
+    None: where the frames' text starts/ends."""
 
     file: SourceFile
     frames: tuple
     index: int
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     count: int = 1
+    start: object = None
+    stop: object = None
 
     def read(self, reuse=False):
         return read_frame(self, reuse)
@@ -187,11 +209,9 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
             shared = owner is None and num_parts > 1
             if shared or owner is None or owner[i] == part_index:
                 frames = frame_table(f.path, f.compression)
-                if frames:  # shared by frames, or all of them
+                if frames:  # shared by text, or all of it
                     n, k = (num_parts, part_index) if shared else (1, 0)
-                    tasks += [FrameTask(f, frames, j, max_line_bytes, count) for j, count in
-                              _frame_runs(frames, len(frames) * k // n,
-                                          len(frames) * (k + 1) // n, chunk_size)]
+                    tasks += _frame_tasks(f, frames, n, k, chunk_size, max_line_bytes)
                 else:
                     tasks.append(StreamTask(f, num_parts if shared else 1,
                                             part_index if shared else 0, chunk_size,
@@ -201,6 +221,33 @@ def plan(files, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
         base += f.size
         for s in range(a, b, chunk_size):
             tasks.append(RangeTask(f, s, min(s + chunk_size, b)))
+    return tasks
+
+
+def _frame_tasks(file, frames, num_parts, part_index, chunk_size, max_line_bytes):
+    """The FrameTasks of part ``part_index`` of ``num_parts`` of a framed file: its text
+    range ``[T*k//n, T*(k+1)//n)``, cut at frame runs (:func:`_frame_runs`) of the frames
+    that overlap it. Every frame is in some part's tasks (an empty frame in the part whose
+    range holds its offset, or the last part), a frame across a part boundary in both.
+
+    >>> rows = [(0, 0, 4, 0), (0, 0, 4, 4), (0, 0, 0, 8)]  # 8 bytes of text, 2 + 1 frames
+    >>> [(t.index, t.count, t.start, t.stop) for t in _frame_tasks(None, rows, 3, 1, 9, 9)]
+    [(0, 2, 2, 5)]
+    >>> [(t.index, t.count, t.start, t.stop) for t in _frame_tasks(None, rows, 3, 2, 9, 9)]
+    [(1, 2, 5, 8)]
+    """
+    total = frames[-1][3] + frames[-1][2]
+    lo = total * part_index // num_parts
+    hi = total * (part_index + 1) // num_parts
+    # the first frame whose text ends past lo (an empty frame: that starts at lo or later)
+    first = bisect.bisect_left(frames, lo, key=lambda r: r[3] + max(r[2], 1) - 1)
+    # the first frame whose text starts at or after hi (none for the last part)
+    end = len(frames) if hi == total else bisect.bisect_left(frames, hi, key=lambda r: r[3])
+    tasks = []
+    for j, count in _frame_runs(frames, first, end, chunk_size):
+        last = frames[j + count - 1]
+        tasks.append(FrameTask(file, frames, j, max_line_bytes, count,
+                               max(lo, frames[j][3]), min(hi, last[3] + last[2])))
     return tasks
 
 
@@ -330,11 +377,12 @@ def read_range(file, start, stop, reuse=False):
 
 
 def read_frame(task, reuse=False):
-    """The lines frames ``task.index`` to ``task.index + task.count - 1`` own, as a
-    :class:`Chunk` (with ``reuse=True`` in this thread's reused buffer, as
-    :func:`read_range`). Each frame is decompressed into its own place in the buffer and
-    checked against the size it declares (zero included); the frames after them are
-    decompressed only up to the first newline, at most ``max_line_bytes`` of them.
+    """The lines a :class:`FrameTask` owns, as a :class:`Chunk` (with ``reuse=True`` in this
+    thread's reused buffer, as :func:`read_range`): those that start right after a newline
+    in its text range ``[s, e)``, and the first line when ``s == 0``. Each frame of the task
+    is decompressed into its own place in the buffer and checked against the size it
+    declares (zero included); the frames after them are decompressed only up to the first
+    newline, at most ``max_line_bytes`` of them, when the last line runs into them.
 
     Raises
     ------
@@ -347,9 +395,12 @@ def read_frame(task, reuse=False):
     run = frames[k:k + task.count]
     start, stop, offset = run[0][0], run[-1][1], run[0][3]
     content = run[-1][3] + run[-1][2] - offset
+    lo = 0 if task.start is None else task.start - offset  # [lo, hi): the range, in buf
+    hi = content if task.stop is None else task.stop - offset
     codec = frame_codec(file.compression)
     buf = _scratch(content + _TAIL, reuse)
     packed = _scratch(stop - start, reuse, "packed")
+    rest, size, end = [], 0, -1
     with open(file.path, "rb", buffering=0) as f:
         try:
             if _pread_into(f.fileno(), packed, stop - start, start) < stop - start:
@@ -359,14 +410,17 @@ def read_frame(task, reuse=False):
                 codec.decode_into(packed_view[a - start:b - start],
                                   text_view[at - offset:at - offset + size])
             head = 0
-            if k > 0:  # the text up to the first newline belongs to the task before
-                head = buf.find(b"\n", 0, content) + 1
+            if offset + lo > 0:  # the first line that starts after a newline in the range
+                head = buf.find(b"\n", lo, hi) + 1
                 if head == 0:
-                    return Chunk(file, offset + content, b"")
-            last = buf.rfind(b"\n", head, content) + 1 or head  # where the last line starts
-            rest, size = [], content - last
-            for j in range(k + task.count, len(frames)):  # that line's end, in the next frames
-                if size > task.max_line_bytes:
+                    return Chunk(file, offset + hi, b"")
+            elif hi == 0:  # an empty range at the file's start owns no line
+                return Chunk(file, offset, b"")
+            last = buf.rfind(b"\n", head, hi) + 1 or head  # where the last line starts
+            end = buf.find(b"\n", last, content) + 1 or -1  # and ends, in these frames
+            size = content - last
+            for j in range(k + task.count, len(frames) if end < 0 else 0):
+                if size > task.max_line_bytes:  # that line's end, in the next frames
                     break
                 piece, found = _frame_head(codec, f.fileno(), frames[j],
                                            task.max_line_bytes - size)
@@ -377,10 +431,13 @@ def read_frame(task, reuse=False):
         except codec.errors + (EOFError, ValueError) as e:
             raise CompressedFileError(f"{file.path}: truncated or corrupt {file.compression} "
                                       f"data ({e})", file.path) from None
-    if size > task.max_line_bytes:
+    if end < 0 and size > task.max_line_bytes:
         raise _long_line(file, offset + last, task.max_line_bytes)
-    if last - head > task.max_line_bytes:
-        _check_line_lengths(file, buf, head, last, offset, task.max_line_bytes)
+    checked = last if end < 0 else end  # the lines in buf[head:checked] end in buf
+    if checked - head > task.max_line_bytes:
+        _check_line_lengths(file, buf, head, checked, offset, task.max_line_bytes)
+    if end >= 0:
+        return Chunk(file, offset + head, memoryview(buf)[head:end])
     tail = sum(len(p) for p in rest)
     if content + tail <= len(buf):
         pos = content
@@ -441,18 +498,19 @@ def iter_stream(file, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
         with open_read(file.path, file.compression) as f:
             yield from _whole_stream(f, file, chunk_size, max_line_bytes)
         return
+    block = shard_block(file, num_parts)
     with open_read(file.path, file.compression) as f:
-        buf, base, eof = bytearray(), 0, False
+        buf, base, eof, index = bytearray(), 0, False, 0
+        rel = block - 1  # a block: the lines up to the one holding its byte `block - 1`
         while True:
-            # a line belongs to the block holding its first byte
-            rel = (base // SHARD_BLOCK + 1) * SHARD_BLOCK - base - 1
             nl = buf.find(b"\n", rel) if rel < len(buf) else -1
             cut = nl + 1 if nl >= 0 else (len(buf) if eof else 0)
             if cut:
-                if (base // SHARD_BLOCK) % num_parts == part_index:
+                if index % num_parts == part_index:
                     yield Chunk(file, base, bytes(buf[:cut]))
                 del buf[:cut]
                 base += cut
+                index += 1
                 continue
             if eof:
                 return
@@ -462,6 +520,22 @@ def iter_stream(file, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE,
             if not more:
                 eof = True
             buf += more
+
+
+def shard_block(file, num_parts):
+    """Decompressed bytes per shard block of a compressed stream shared by ``num_parts``
+    parts (see the module docstring): ``file.size // (BLOCKS_PER_PART * num_parts)``, within
+    ``[MIN_SHARD_BLOCK, SHARD_BLOCK]`` (``SHARD_BLOCK`` when that is smaller). It depends on
+    the file's size on disk alone, so every part agrees.
+
+    >>> shard_block(SourceFile('a.svm.bz2', 10 << 20, 'bz2'), 4), SHARD_BLOCK
+    (40960, 1048576)
+    >>> shard_block(SourceFile('a.svm.bz2', 100, 'bz2'), 4), shard_block(
+    ...     SourceFile('a.svm.bz2', 1 << 40, 'bz2'), 4)
+    (4096, 1048576)
+    """
+    want = file.size // (BLOCKS_PER_PART * num_parts)
+    return max(1, min(SHARD_BLOCK, max(MIN_SHARD_BLOCK, want)))
 
 
 def _whole_stream(f, file, chunk_size, max_line_bytes):
