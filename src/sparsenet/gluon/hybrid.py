@@ -32,7 +32,7 @@ from .parameter import DeferredInitializationError
 _STYPE_OF = operator.attrgetter("stype")
 
 __all__ = ["CachedGraph", "param_variable", "symbolic_forward", "run_hybridized",
-           "export_block", "params_ready"]
+           "export_block", "params_ready", "flatten_args", "regroup_args"]
 
 
 def param_variable(param):
@@ -62,6 +62,56 @@ def _input_names(n):
     return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
 
 
+def flatten_args(args):
+    """``(leaves, format)`` of a call's arguments, which may be nested lists (MXNet's rule).
+
+    A leaf's format is ``0`` (``n`` for a Symbol of ``n > 1`` outputs, split into its
+    outputs), ``None`` is ``-1`` and left out of the leaves, a list is the list of its
+    items' formats.
+
+    >>> flatten_args(('x', ['s0', 's1'], None))
+    (['x', 's0', 's1'], [0, [0, 0], -1])
+    """
+    if args is None:
+        return [], -1
+    if isinstance(args, Symbol) and len(args) > 1:
+        return [args[i] for i in range(len(args))], len(args)
+    if not isinstance(args, (list, tuple)):
+        return [args], 0
+    flat, fmts = [], []
+    for a in args:
+        sub, fmt = flatten_args(a)
+        flat.extend(sub)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def regroup_args(flat, fmt):
+    """The nesting :func:`flatten_args` took apart, rebuilt from the ``flat`` leaves (an
+    iterator or a list); a ``-1`` is ``None``, lists come back as lists.
+
+    >>> regroup_args(['x', 's0', 's1'], [0, [0, 0], -1])
+    ['x', ['s0', 's1'], None]
+    """
+    leaves = iter(flat)
+
+    def build(f):
+        if isinstance(f, int):
+            if f == -1:
+                return None
+            if f == 0:
+                return next(leaves)
+            return [next(leaves) for _ in range(f)]
+        return [build(g) for g in f]
+    return build(fmt)
+
+
+def _count_leaves(fmt):
+    if isinstance(fmt, int):
+        return 0 if fmt == -1 else max(fmt, 1)
+    return sum(_count_leaves(f) for f in fmt)
+
+
 class CachedGraph:
     """A block's graph and the parameters its arguments stand for; runs one Program per stypes.
 
@@ -73,8 +123,9 @@ class CachedGraph:
         Arguments fed by the call's inputs, in order.
     params : dict of str to Parameter
         The Parameter behind each other argument.
-    structure : str
-        ``'single'``, ``'list'`` or ``'tuple'``: how outputs are returned.
+    structure : str or tuple
+        ``'single'``, ``'list'`` or ``'tuple'``: how outputs are returned;
+        ``('nested', format, container)`` for nested lists (:func:`regroup_args`).
     """
 
     def __init__(self, symbol, input_names, params, structure="single"):
@@ -95,6 +146,7 @@ class CachedGraph:
         self.arg_names = args + self.aux_names  # a Program's inputs: arguments, then aux states
         self.params = params
         self.structure = structure
+        self.in_format = [0] * len(self.input_names)  # how a call nests its inputs
         self._programs = {}
         # what feeds each Program input, decided once: the call's input k, or a Parameter
         position = {n: k for k, n in enumerate(self.input_names)}
@@ -102,20 +154,29 @@ class CachedGraph:
                        for n in self.arg_names]
 
     @classmethod
-    def trace(cls, block, num_inputs):
-        """Build the graph of ``block`` for ``num_inputs`` inputs (``data`` or ``data0``...)."""
-        inputs = [Variable(n) for n in _input_names(num_inputs)]
-        out = block(*inputs)
-        if isinstance(out, Symbol):
-            symbol, structure = out, "single" if len(out) == 1 else "list"
-        elif isinstance(out, (list, tuple)) and all(isinstance(o, Symbol) for o in out):
-            symbol, structure = Group(list(out)), type(out).__name__
-        else:
+    def trace(cls, block, in_format):
+        """Build the graph of ``block`` for inputs nested as ``in_format`` (see
+        :func:`flatten_args`; an int ``n``: ``n`` arrays); the leaves are the variables
+        ``data`` (one) or ``data0``, ``data1``, ..."""
+        if isinstance(in_format, int):
+            in_format = [0] * in_format
+        names = _input_names(_count_leaves(in_format))
+        out = block(*regroup_args([Variable(n) for n in names], in_format))
+        flat, out_format = flatten_args(out)
+        if not flat or not all(isinstance(o, Symbol) for o in flat) or out is None:
             raise InvalidArgumentTypeError(
                 f"{type(block).__name__}.hybrid_forward must return Symbols when "
                 f"F is mx.sym, got {type(out).__name__}")
+        if isinstance(out, Symbol):
+            structure = "single" if len(out) == 1 else "list"
+        elif out_format == [0] * len(flat):
+            structure = type(out).__name__
+        else:  # nested lists: the same nesting comes back (the outer container's type kept)
+            structure = ("nested", out_format, type(out).__name__)
         params = {p.name: p for p in block.collect_params().values()}
-        return cls(symbol, _input_names(num_inputs), params, structure)
+        graph = cls(Group(flat) if len(flat) > 1 else flat[0], names, params, structure)
+        graph.in_format = in_format
+        return graph
 
     def __call__(self, *inputs):
         if len(inputs) != len(self.input_names):
@@ -138,6 +199,10 @@ class CachedGraph:
         outs = program.run(arrays)
         if self.structure == "single":
             return outs[0]
+        if isinstance(self.structure, tuple):
+            _, out_format, container = self.structure
+            nested = regroup_args(outs, out_format)
+            return tuple(nested) if container == "tuple" else nested
         return tuple(outs) if self.structure == "tuple" else list(outs)
 
 
@@ -157,13 +222,18 @@ def run_hybridized(block, *inputs):
     Returns ``NotImplemented`` while some parameter still waits for deferred
     initialisation: the caller runs that call imperatively, which sets it up.
     """
+    flat, in_format = flatten_args(inputs)
     graph = getattr(block, "_cached_graph", None)
-    if graph is None or len(graph.input_names) != len(inputs):
-        if not params_ready(block, inputs[0].context):
-            block._deferred_call_inputs = len(inputs)  # export() traces once they are set up
+    if graph is None or graph.in_format != in_format:
+        first = next((a for a in flat if isinstance(a, NDArray)), None)
+        if first is None:
+            raise InvalidArgumentTypeError(f"hybridized {type(block).__name__}: the inputs "
+                                           f"hold no NDArray")
+        if not params_ready(block, first.context):
+            block._deferred_call_inputs = in_format  # export() traces once they are set up
             return NotImplemented
-        graph = block._cached_graph = CachedGraph.trace(block, len(inputs))
-    return graph(*inputs)
+        graph = block._cached_graph = CachedGraph.trace(block, in_format)
+    return graph(*flat)
 
 
 def export_block(block, path, epoch=0):

@@ -13,6 +13,7 @@ import torch
 
 from ..base import InvalidArgumentError, StorageTypeError
 from ..ops.allclose import allclose
+from ..ops.control_flow import foreach
 from ..ops.deformable_conv import DeformableConvolution, ModulatedDeformableConvolution
 from ..ops.quadratic import quadratic
 from ..ops.ste import round_ste, sign_ste
@@ -24,7 +25,7 @@ from .ndarray import NDArray
 
 __all__ = ["getnnz", "allclose", "quadratic", "round_ste", "sign_ste", "adamw_update",
            "group_adagrad_update", "SparseEmbedding", "SyncBatchNorm",
-           "DeformableConvolution", "ModulatedDeformableConvolution"]
+           "DeformableConvolution", "ModulatedDeformableConvolution", "foreach"]
 
 
 def getnnz(data, axis=None):

@@ -9,10 +9,11 @@ same operators (``SparseEmbedding`` is the registry's ``_contrib_SparseEmbedding
 (True, True)
 """
 from ..ndarray import contrib as _nd_contrib
+from .control_flow import foreach
 from .op import symbols_of
 
 
 CONTRIB_SYMBOL_OPS = symbols_of(_nd_contrib)
 globals().update(CONTRIB_SYMBOL_OPS)
 
-__all__ = sorted(CONTRIB_SYMBOL_OPS)
+__all__ = sorted(CONTRIB_SYMBOL_OPS) + ["foreach"]

@@ -269,25 +269,8 @@ class Symbol(FluentMethods, PythonOperators):
         >>> mx.sym.load_json(y.tojson()).list_arguments()
         ['x']
         """
-        nodes = self._nodes()
-        index = {id(n): i for i, n in enumerate(nodes)}
-        out_nodes, row_ptr = [], [0]
-        for n in nodes:
-            entry = {"op": "null" if n.op is None else n.op.name, "name": n.name}
-            attrs = {k: _param_text(v) for k, v in n.params.items()}
-            attrs.update(n.attrs)
-            if attrs:
-                entry["attrs"] = dict(sorted(attrs.items()))
-            aux = n.aux_positions()  # MXNet writes version 1 on entries of mutated inputs
-            entry["inputs"] = [[index[id(c)], i, int(k in aux)] for k, (c, i) in
-                               enumerate(n.inputs)]
-            out_nodes.append(entry)
-            row_ptr.append(row_ptr[-1] + n.num_outputs())
-        doc = {"nodes": out_nodes,
-               "arg_nodes": [i for i, n in enumerate(nodes) if n.op is None],
-               "node_row_ptr": row_ptr,
-               "heads": [[index[id(n)], i, 0] for n, i in self._outputs],
-               "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
+        doc = _graph_doc(self)
+        doc["attrs"] = {"mxnet_version": ["int", MXNET_VERSION]}
         return json.dumps(doc, indent=2)
 
     def save(self, fname, remove_amp_cast=True):
@@ -424,9 +407,43 @@ def _param_value(text):
         return text
 
 
+def _graph_doc(symbol):
+    """The JSON document (a dict) of ``symbol``'s graph; a node's Symbol-valued parameters
+    (a loop's body) go in its ``"subgraphs"`` field, each a document of its own, as MXNet
+    writes them."""
+    nodes = symbol._nodes()
+    index = {id(n): i for i, n in enumerate(nodes)}
+    out_nodes, row_ptr = [], [0]
+    for n in nodes:
+        entry = {"op": "null" if n.op is None else n.op.name, "name": n.name}
+        attrs = {k: _param_text(v) for k, v in n.params.items() if not isinstance(v, Symbol)}
+        attrs.update(n.attrs)
+        if attrs:
+            entry["attrs"] = dict(sorted(attrs.items()))
+        aux = n.aux_positions()  # MXNet writes version 1 on entries of mutated inputs
+        entry["inputs"] = [[index[id(c)], i, int(k in aux)] for k, (c, i) in
+                           enumerate(n.inputs)]
+        subs = [n.params[k] for k in _subgraph_params(n.op) if isinstance(n.params.get(k),
+                                                                          Symbol)]
+        if subs:
+            entry["subgraphs"] = [_graph_doc(g) for g in subs]
+        out_nodes.append(entry)
+        row_ptr.append(row_ptr[-1] + n.num_outputs())
+    return {"nodes": out_nodes,
+            "arg_nodes": [i for i, n in enumerate(nodes) if n.op is None],
+            "node_row_ptr": row_ptr,
+            "heads": [[index[id(n)], i, 0] for n, i in symbol._outputs]}
+
+
+def _subgraph_params(op):
+    """Names of ``op``'s parameters that hold a subgraph (``_foreach``'s body), in the order
+    of a JSON node's ``"subgraphs"``."""
+    return tuple(getattr(op, "subgraph_params", ()) or ())
+
+
 def _visible_attrs(node):
     """A node's parameters and attributes as strings; hidden keys under both names."""
-    out = {k: _param_text(v) for k, v in node.params.items()}
+    out = {k: _param_text(v) for k, v in node.params.items() if not isinstance(v, Symbol)}
     for k, v in node.attrs.items():
         out[k] = v
         if k.startswith("__") and k.endswith("__") and k[2:-2] in HIDDEN_KEYS:
@@ -574,11 +591,21 @@ def load_json(json_str, _inits=None):
     """
     try:
         doc = json.loads(json_str)
+    except (ValueError, TypeError, RecursionError) as e:
+        raise SparsenetError(f"load_json: not a symbol JSON document "
+                             f"({type(e).__name__}: {str(e)[:200]})") from None
+    return _load_doc(doc, _inits, "")
+
+
+def _load_doc(doc, _inits, where):
+    """The Symbol of a parsed JSON document; ``where`` names the enclosing node of a
+    subgraph in messages ('' at the top)."""
+    try:
         raw_nodes, heads = doc["nodes"], doc["heads"]
         if not isinstance(raw_nodes, list) or not isinstance(heads, list):
             raise InvalidArgumentTypeError("'nodes' and 'heads' must be lists")
-    except (ValueError, KeyError, TypeError, RecursionError) as e:
-        raise SparsenetError(f"load_json: not a symbol JSON document "
+    except (KeyError, TypeError) as e:
+        raise SparsenetError(f"load_json: not a symbol JSON document{where} "
                              f"({type(e).__name__}: {str(e)[:200]})") from None
     nodes = []
     for i, rn in enumerate(raw_nodes):
@@ -591,7 +618,7 @@ def load_json(json_str, _inits=None):
             attrs = dict(rn.get("attrs", rn.get("attr", rn.get("param", {}))) or {})
             inputs = [_entry(nodes, e) for e in rn.get("inputs", [])]
         except (KeyError, TypeError, IndexError, ValueError) as e:
-            raise SparsenetError(f"load_json: malformed node {i} ({e})") from None
+            raise SparsenetError(f"load_json: malformed node {i}{where} ({e})") from None
         if opname == "null":
             init = (_inits or {}).get(name)
             node = Node(None, name, attrs=attrs, init=init)
@@ -600,8 +627,8 @@ def load_json(json_str, _inits=None):
             continue
         op = _json_operator(opname)
         if op is None:
-            raise SparsenetError(f"load_json: node {i} '{name}' uses operator {opname!r}, which "
-                                 f"sparsenet does not have")
+            raise SparsenetError(f"load_json: node {i} '{name}'{where} uses operator {opname!r}, "
+                                 f"which sparsenet does not have")
         if open_params(op):  # a custom operator: every parameter its property's, as text
             params = {k: v for k, v in attrs.items() if not (k.startswith("__") and
                                                              k.endswith("__"))}
@@ -610,11 +637,25 @@ def load_json(json_str, _inits=None):
         if op.variadic:
             attrs.pop("num_args", None)
         rest = {k: v for k, v in attrs.items() if k not in params}
+        params.update(_load_subgraphs(op, rn, i, name, where))
         nodes.append(Node(op, name, params=params, inputs=inputs, attrs=rest))
     try:
         return Symbol([_entry(nodes, h) for h in heads])
     except (IndexError, TypeError, ValueError) as e:
-        raise SparsenetError(f"load_json: bad heads ({e})") from None
+        raise SparsenetError(f"load_json: bad heads{where} ({e})") from None
+
+
+def _load_subgraphs(op, raw, i, name, where):
+    """``{parameter: Symbol}`` from a JSON node's ``"subgraphs"``: one per subgraph
+    parameter of ``op`` (``_foreach``'s body); none for other operators."""
+    wanted = _subgraph_params(op)
+    subs = raw.get("subgraphs") or []
+    if not isinstance(subs, list) or len(subs) != len(wanted):
+        raise SparsenetError(f"load_json: node {i} '{name}'{where} (operator {op.name}) needs "
+                             f"{len(wanted)} subgraph(s) in its 'subgraphs' field, got "
+                             f"{len(subs) if isinstance(subs, list) else repr(subs)[:40]}")
+    return {k: _load_doc(d, None, f" in the subgraph of node '{name}'{where}")
+            for k, d in zip(wanted, subs)}
 
 
 def _entry(nodes, e):
