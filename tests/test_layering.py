@@ -47,7 +47,8 @@ LAYERS = [
                                  "sparsenet.callback", "sparsenet.cli", "sparsenet.cli.*",
                                  "sparsenet.torch", "sparsenet.torch.*",
                                  "sparsenet.models", "sparsenet.models.*",
-                                 "sparsenet.contrib", "sparsenet.contrib.*"]),
+                                 "sparsenet.contrib", "sparsenet.contrib.*",
+                                 "sparsenet.rnn", "sparsenet.rnn.*"]),
     ("test_utils", ["sparsenet.test_utils", "sparsenet.test_utils.*"]),
     ("package", ["sparsenet", "sparsenet.__main__"]),
 ]

@@ -57,6 +57,7 @@ _LAZY = {
     "contrib": ("sparsenet.contrib", None),
     "models": ("sparsenet.models", None),
     "profiler": ("sparsenet.profiler", None),
+    "rnn": ("sparsenet.rnn", None),
     # MXNet's short names
     "nd": ("sparsenet.ndarray", None),
     "kv": ("sparsenet.kvstore", None),
