@@ -105,9 +105,12 @@ def coo_rows(g, owned=False):
 
     Small CPU gradients take the native kernel (:func:`~sparsenet.ops.row_kernels.
     coalesce_rows`; with ``owned``, nobody else holds ``g``'s values and they are summed in
-    place); larger ones a stable sort and a gather (:func:`_sorted_row_sums`, on the CPU
-    about 2x faster than ``coalesce()``, with the same sums); other devices torch's
-    ``coalesce``.
+    place); larger ones, on a table of at most 8 rows per id, a scatter into a dense buffer
+    (:func:`_scattered_row_sums`), else a stable sort and a gather (:func:`_sorted_row_sums`,
+    on the CPU about 2x faster than ``coalesce()``), both with the same sums; other devices
+    torch's ``coalesce``. Ids that already increase strictly are kept as they are, values
+    and all (a coalesced gradient whose flag torch's leaf accumulation dropped, such as
+    ``dot(csr, W)``'s, see :func:`~sparsenet.ops.dot.csr_dense_mm`).
 
     >>> g = torch.sparse_coo_tensor([[3, 1, 3]], torch.tensor([[1.0], [2.0], [4.0]]), (5, 1))
     >>> values, rows = coo_rows(g)
@@ -120,10 +123,54 @@ def coo_rows(g, owned=False):
     rows = coalesce_rows(idx, vals, in_place=owned)
     if rows is not None:
         return rows[1], rows[0]
+    if _distinct_sorted(idx[0]):  # e.g. dot(csr, W)'s rows (see ops.dot.csr_dense_mm)
+        return vals, idx[0]
     if idx.is_cpu:
+        num_rows = g.shape[0]
+        if num_rows <= _SCATTER_ROWS_PER_ID * vals.shape[0] and _in_range(idx[0], num_rows):
+            return _scattered_row_sums(idx[0], vals, num_rows)
         return _sorted_row_sums(idx[0], vals)
     idx, vals = coo_parts(g.coalesce())
     return vals, idx[0]
+
+
+def _distinct_sorted(ids):
+    """Whether ``ids`` increase strictly (a coalesced gradient whose flag torch dropped: its
+    leaf accumulation rebuilds a sparse gradient without it). One pass, no sort.
+
+    >>> _distinct_sorted(torch.tensor([1, 4, 7])), _distinct_sorted(torch.tensor([1, 1]))
+    (True, False)
+    """
+    n = ids.numel()
+    if n < 2:
+        return True
+    return bool(torch.gt(ids[1:], ids[:-1]).all())
+
+
+#: ``coo_rows`` sums into a dense buffer when the table has at most this many rows per id
+#: (measured on the CPU: 100,000 rows of 1 float from 122,880 ids 4.0 ms against the sort's
+#: 21 ms; from 7,680 ids 0.7 against 1.4 ms; 30,000 rows of 16 floats from 2,000 ids 0.45
+#: against 0.36 ms, so the sort keeps the sparser cases).
+_SCATTER_ROWS_PER_ID = 8
+
+
+def _in_range(ids, num_rows):
+    """Whether every id is in ``[0, num_rows)`` (an id out of range keeps the sort, whose
+    rows the caller checks and names in its error)."""
+    lo, hi = torch.aminmax(ids)
+    return bool(lo >= 0) and bool(hi < num_rows)
+
+
+def _scattered_row_sums(raw, vals, num_rows):
+    """``(sums, rows)`` as :func:`_sorted_row_sums` gives them, bit for bit, by adding the
+    ``vals`` rows into a ``num_rows`` buffer in their order (from -0.0, which adds exactly:
+    ``-0.0 + x == x`` for every ``x``, signed zeros included) and reading back the rows
+    ``raw`` names (``bincount``): ``O(ids + num_rows)`` instead of a sort's
+    ``O(ids log ids)``."""
+    buf = vals.new_full((num_rows,) + tuple(vals.shape[1:]), -0.0)
+    buf.index_add_(0, raw, vals)
+    rows = torch.bincount(raw, minlength=num_rows).nonzero().view(-1)
+    return buf.index_select(0, rows), rows
 
 
 def _sorted_row_sums(raw, vals):

@@ -107,13 +107,44 @@ def csr_dense_mm(x, w, sparse_grad=False):
     """``x @ w`` for a CSR ``x`` and a dense 2-D tensor ``w`` (torch tensor result).
 
     One ``embedding_bag`` in sum mode weighted by the CSR values: it reads only
-    the rows the batch touches and never materialises the dense ``x``; its
-    backward gives the hybrid-COO row gradient of ``w`` (``sparse_grad``) and
-    the gradient of the CSR values.
+    the rows the batch touches and never materialises the dense ``x``. With
+    ``sparse_grad`` the row gradient of ``w`` is ``x.T @ gout`` made by
+    :func:`csr_t_dense_rsp` (one sort of the batch's columns, then bags over the
+    small ``gout``): a coalesced hybrid-COO tensor, each touched row once, so the
+    gradient store keeps its values as they are. The gradient of the CSR values
+    comes from ``embedding_bag``'s own backward.
     """
     values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
+    if (sparse_grad and values.numel() > _RSP_GRAD_MIN_NNZ and not values.requires_grad
+            and w.requires_grad):
+        return _CsrDenseMM.apply(w, x)
     # F.embedding_bag without its argument checks (done here)
     return embedding_bag(w, x._indices, x._indptr[:-1], values, sparse_grad)
+
+
+#: ``csr_dense_mm`` makes the coalesced rows itself above this many stored values; below,
+#: ``embedding_bag``'s backward and the store's native coalescing cost less.
+_RSP_GRAD_MIN_NNZ = 1024
+
+
+class _CsrDenseMM(torch.autograd.Function):
+    """``x @ w`` whose backward gives ``w`` the coalesced rows ``x.T @ gout`` (see
+    :func:`csr_dense_mm`); the CSR ``x`` is a constant."""
+
+    @staticmethod
+    def forward(ctx, w, x):
+        values = x._data if x._data.dtype == w.dtype else x._data.to(w.dtype)
+        ctx.x = x
+        return embedding_bag(w, x._indices, x._indptr[:-1], values, False)
+
+    @staticmethod
+    def backward(ctx, gout):
+        x = ctx.x  # kept (not cleared): a retained graph runs backward again
+        rows = csr_t_dense_rsp(x, gout)
+        shape = (x.shape[1], gout.shape[1])
+        gw = torch.sparse_coo_tensor(rows._indices.unsqueeze(0), rows._data, shape,
+                                     is_coalesced=True, check_invariants=False)
+        return gw, None
 
 
 class _CsrDenseTMM(torch.autograd.Function):
