@@ -253,11 +253,11 @@ def test_server_profile_names_the_keys_of_each_kvstore_call(tmp_path):
     kv = mx.kv.create("local")
     mx.profiler.set_config(filename=str(tmp_path / "srv.json"), profile_process="server")
     mx.profiler.set_state("run", profile_process="server")
-    kv.init(["w", 7], [mx.nd.ones((4, 2)), mx.nd.ones((4, 2)).tostype("row_sparse")])
+    kv.init(["w", "7"], [mx.nd.ones((4, 2)), mx.nd.ones((4, 2)).tostype("row_sparse")])
     for _ in range(3):
         kv.push("w", mx.nd.ones((4, 2)))
         kv.pull("w", out=mx.nd.zeros((4, 2)))
-    kv.row_sparse_pull(7, out=mx.nd.sparse.zeros("row_sparse", (4, 2)),
+    kv.row_sparse_pull("7", out=mx.nd.sparse.zeros("row_sparse", (4, 2)),
                        row_ids=mx.nd.array([1, 3]))
     mx.profiler.set_state("stop", profile_process="server")
     assert not (tmp_path / "srv.json").exists()

@@ -64,7 +64,7 @@ def _trained(name="Adam", **kw):
 
 @pytest.mark.parametrize("mutate,match", [
     (lambda sd: sd["state"][0].__setitem__("step", "3"), r"\['step'\]: expected a number"),
-    (lambda sd: sd["state"][0].__setitem__("step", -1.0), r"whole number >= 0"),
+    (lambda sd: sd["state"][0].__setitem__("step", -1.0), r"whole number in \[0, 2\*\*53\]"),
     (lambda sd: sd["state"][0].pop("exp_avg"), r"\['exp_avg'\]: missing"),
     (lambda sd: sd["state"][0].__setitem__("exp_avg", torch.zeros(3)), r"expected shape"),
     (lambda sd: sd["state"][0].__setitem__("exp_avg", sd["state"][0]["exp_avg"].long()),
@@ -163,4 +163,22 @@ def test_a_bool_hyperparameter_is_refused_on_load(name):
     sd, opt = _trained(name)
     sd["param_groups"][0]["weight_decay"] = True
     with pytest.raises(mx.base.FileFormatError, match="weight_decay"):
+        opt.load_state_dict(sd)
+
+
+@pytest.mark.parametrize("name", ["Adagrad", "SGD"])
+def test_a_hyperparameter_past_float32_is_refused_on_load(name):
+    # found by the mutation test: weight_decay=3.4028234663852886e+38 loaded, then the step
+    # raised torch's "value cannot be converted to type float without overflow"
+    sd, opt = _trained(name)
+    sd["param_groups"][0]["weight_decay"] = 3.4028235677973366e+38
+    with pytest.raises(mx.base.FileFormatError, match="weight_decay"):
+        opt.load_state_dict(sd)
+
+
+def test_a_step_past_2_to_53_is_refused_on_load():
+    # found by the mutation test: a step of 3.4e38 became inf in its float32 tensor
+    sd, opt = _trained("Adam")
+    sd["state"][0]["step"] = 3.4028235677973366e+38
+    with pytest.raises(mx.base.FileFormatError, match="step"):
         opt.load_state_dict(sd)

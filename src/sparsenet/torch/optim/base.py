@@ -56,11 +56,18 @@ def check_lazy(value):
     return value
 
 
+#: the largest hyperparameter accepted: float32's largest finite value (a larger one, as a
+#: step's ``alpha`` on a float32 tensor, fails inside torch)
+_LARGEST = float(torch.finfo(torch.float32).max)
+
+
 def check_nonneg(name, value):
-    """Raise unless ``value`` is a number >= 0 (torch's own checks, same wording; a bool is
-    not a number here: ``weight_decay=True`` would fail in the step)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0.0:
-        raise InvalidArgumentError(f"Invalid {name}: expected a number >= 0, got {value!r}")
+    """Raise unless ``value`` is a finite number in [0, float32's largest] (torch's own checks,
+    same wording; a bool is not a number here: ``weight_decay=True`` would fail in the step)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0.0 <= value <= _LARGEST:
+        raise InvalidArgumentError(f"Invalid {name}: expected a finite number >= 0, got "
+                                   f"{value!r}")
     return value
 
 

@@ -143,8 +143,9 @@ def _clean_step(value, required, *path):
             raise _bad("missing (the number of steps taken)", *path)
         return torch.tensor(0.0)
     step = _number(value, *path)
-    if not (math.isfinite(step) and step >= 0 and step == int(step)):
-        raise _bad(f"expected a whole number >= 0, got {step!r}", *path)
+    # at most 2**53: a whole float64 stays exact, and the float32 tensor that holds it finite
+    if not (math.isfinite(step) and 0 <= step <= 2 ** 53 and step == int(step)):
+        raise _bad(f"expected a whole number in [0, 2**53], got {step!r}", *path)
     return torch.tensor(step)
 
 
