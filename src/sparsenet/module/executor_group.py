@@ -106,24 +106,43 @@ class DataParallelExecutorGroup:
         self.inputs_need_grad = inputs_need_grad
         self.fixed_param_names = list(fixed_param_names or ())
         self.state_names = list(state_names or ())
-        self.grad_req = grad_req
+        self._default_grad_req = grad_req
         self.logger = logger
         self.execs = []
+        # per context: the arrays of the arguments that are not parameters (data, labels,
+        # ...), shared with the groups bound with shared_group=self (MXNet's shared_buffer)
+        self.shared_data_arrays = shared_group.shared_data_arrays \
+            if shared_group is not None else [{} for _ in self.contexts]
         self.bind_exec(data_shapes, label_shapes, shared_group)
 
     # ------------------------------------------------------------------ binding
     def _grad_reqs(self):
+        """MXNet's per-argument requests: ``grad_req`` a str (parameters and, with
+        ``inputs_need_grad``, the data), a list/tuple (one per argument) or a dict (updates
+        the defaults, ``'write'``, by name)."""
         data = {d.name for d in self.data_shapes}
+        args = self.symbol.list_arguments()
+        given = self._default_grad_req
+        if isinstance(given, (list, tuple)):
+            if len(given) != len(args):
+                raise InvalidArgumentError(f"grad_req: {len(given)} entries for the "
+                                           f"{len(args)} arguments {args}")
+            return dict(zip(args, given)) if self.for_training else dict.fromkeys(args, "null")
+        default = given if isinstance(given, str) else "write"
         reqs = {}
-        for n in self.symbol.list_arguments():
+        for n in args:
             if not self.for_training:
                 reqs[n] = "null"
             elif n in self.param_names:
-                reqs[n] = "null" if n in self.fixed_param_names else self.grad_req
+                reqs[n] = "null" if n in self.fixed_param_names else default
             elif n in data:
-                reqs[n] = self.grad_req if self.inputs_need_grad else "null"
+                reqs[n] = default if self.inputs_need_grad else "null"
             else:
                 reqs[n] = "null"
+        if isinstance(given, dict) and self.for_training:
+            # names that are not arguments are ignored, as in MXNet (one dict may serve
+            # several symbols, e.g. a fused and an unfused network)
+            reqs.update({n: r for n, r in given.items() if n in reqs})
         return reqs
 
     def _sliced_shapes(self, descs, s):
@@ -138,6 +157,7 @@ class DataParallelExecutorGroup:
         types = {d.name: d.dtype for d in self.data_shapes + (self.label_shapes or [])
                  if getattr(d, "dtype", None)}
         reqs = self._grad_reqs()
+        self.grad_req = reqs
         execs = []
         for k, (ctx, s) in enumerate(zip(self.contexts, self.slices)):
             shapes = self._sliced_shapes(self.data_shapes, s)
@@ -147,7 +167,9 @@ class DataParallelExecutorGroup:
                 continue
             shared = shared_group.execs[k] if shared_group is not None else None
             execs.append(simple_bind(self.symbol, ctx, grad_req=reqs, type_dict=types,
-                                     shapes=shapes, shared_exec=shared))
+                                     shapes=shapes, shared_exec=shared,
+                                     shared_arg_names=self.param_names,
+                                     shared_buffer=self.shared_data_arrays[k]))
         self.execs = execs
         names = [d.name for d in self.data_shapes]
         labels = [d.name for d in self.label_shapes or ()]

@@ -534,7 +534,7 @@ def _group_contexts(nodes, group2ctx, ctx):
 
 
 def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, shapes=None,
-                shared_exec=None, group2ctx=None):
+                shared_exec=None, group2ctx=None, shared_arg_names=None, shared_buffer=None):
     """Infer shapes and dtypes, allocate zero arrays of the declared storage types, and bind.
 
     Arguments get ``stype_dict[name]``, else their ``Variable(stype=...)``, else
@@ -580,8 +580,18 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
                                     ignored=aux_names)))
     grad_stypes = grad_storage_types(symbol, stypes) if any(
         r != "null" for r in reqs.values()) else {}
-    shared_args = shared_exec.arg_dict if shared_exec is not None else {}
+    shared_args = dict(shared_exec.arg_dict) if shared_exec is not None else {}
     shared_grads = shared_exec.grad_dict if shared_exec is not None else {}
+    if shared_arg_names is not None:
+        # MXNet: only these arguments come from shared_exec; the others (data, labels,
+        # arguments that are not parameters) from shared_buffer, which keeps the new ones
+        keep = set(shared_arg_names)
+        shared_args = {n: a for n, a in shared_args.items() if n in keep}
+    if shared_buffer is not None:
+        for n in names:
+            if n not in shared_args and (shared_arg_names is None or n not in keep) and \
+                    n in shared_buffer and stypes[n] == "default":
+                shared_args[n] = shared_buffer[n]
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
 
     def reusable(old, n):
@@ -611,6 +621,9 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, stype_dict=None, 
             continue
         args.append(alloc("argument", n, stypes[n]))
         grads.append(None if reqs[n] == "null" else alloc("gradient of", n, grad_stypes[n]))
+        if shared_buffer is not None and stypes[n] == "default" and (
+                shared_arg_names is None or n not in keep):
+            shared_buffer[n] = args[-1]
     aux = []
     for n in aux_names:
         old = shared_aux.get(n)
