@@ -76,7 +76,7 @@ api_namespaces = [
     "sparsenet.gluon.utils", "sparsenet.gluon.data", "sparsenet.gluon.data.batchify",
     "sparsenet.gluon.contrib", "sparsenet.gluon.contrib.cnn", "sparsenet.gluon.contrib.nn",
     "sparsenet.gluon.contrib.rnn",
-    "sparsenet.gluon.symbol_block",
+    "sparsenet.gluon.symbol_block", "sparsenet.rnn", "sparsenet.rnn.io", "sparsenet.rnn.rnn_cell",
     "sparsenet.optimizer", "sparsenet.lr_scheduler", "sparsenet.initializer",
     "sparsenet.kvstore", "sparsenet.io", "sparsenet.metric", "sparsenet.callback",
     "sparsenet.module", "sparsenet.model", "sparsenet.models", "sparsenet.models.tasks",

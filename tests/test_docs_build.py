@@ -93,7 +93,8 @@ def test_public_api_covers_the_namespaces_of_the_issue():
                  "sparsenet.test_utils", "sparsenet.callback", "sparsenet.runtime",
                  "sparsenet.operator", "sparsenet.models", "sparsenet.profiler",
                  "sparsenet.util", "sparsenet.random", "sparsenet.context", "sparsenet.nd",
-                 "sparsenet.gluon.trainer", "sparsenet.gluon.rnn", "sparsenet.symbol.sparse"):
+                 "sparsenet.gluon.trainer", "sparsenet.gluon.rnn", "sparsenet.symbol.sparse",
+                 "sparsenet.rnn", "sparsenet.gluon.contrib.rnn", "sparsenet.gluon.contrib.cnn"):
         assert must in reached, must
     for must in ("sparsenet.ndarray.dot", "sparsenet.ndarray.sparse.csr_matrix",
                  "sparsenet.gluon.nn.Dense", "sparsenet.gluon.trainer.Trainer",

@@ -81,7 +81,7 @@ __all__ = ["base", "config", "context", "attribute", "AttrScope", "MXNetError", 
            "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus", "ndarray", "nd",
            "autograd", "random", "test_utils", "io", "optimizer", "lr_scheduler", "kvstore", "kv",
            "initializer", "init", "gluon", "symbol", "sym", "name", "metric", "model", "callback",
-           "module", "mod", "runtime", "operator", "models", "util", "contrib"]
+           "module", "mod", "runtime", "operator", "models", "util", "contrib", "profiler", "rnn"]
 
 
 def __getattr__(name):

@@ -74,7 +74,7 @@ class RNNCell(_GluonStepCell):
         Size of the output and the state.
     activation : str or callable, default 'tanh'
         An ``Activation`` ``act_type`` or a function of a Symbol (called with ``name=``).
-    prefix : str, default 'rnn_'
+    prefix : str, default ``'rnn_'``
     params : RNNParams, optional
     """
 
@@ -91,7 +91,7 @@ class LSTMCell(_GluonStepCell):
     Parameters
     ----------
     num_hidden : int
-    prefix : str, default 'lstm_'
+    prefix : str, default ``'lstm_'``
     params : RNNParams, optional
     forget_bias : float, default 1.0
         ``<prefix>i2h_bias`` is initialised (``mx.init.LSTMBias``) with the forget
@@ -113,7 +113,7 @@ class GRUCell(_GluonStepCell):
     Parameters
     ----------
     num_hidden : int
-    prefix : str, default 'gru_'
+    prefix : str, default ``'gru_'``
     params : RNNParams, optional
     """
 

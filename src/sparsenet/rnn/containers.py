@@ -101,7 +101,7 @@ class BidirectionalCell(BaseRNNCell):
     ----------
     l_cell, r_cell : BaseRNNCell
     params : RNNParams, optional
-    output_prefix : str, default 'bi_'
+    output_prefix : str, default ``'bi_'``
         Names of the outputs: ``<output_prefix>t<i>`` per step, ``<output_prefix>out``
         when merged.
     """

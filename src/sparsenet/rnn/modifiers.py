@@ -26,7 +26,7 @@ class DropoutCell(BaseRNNCell):
     ----------
     dropout : float
         Fraction of the elements dropped while training.
-    prefix : str, default 'dropout_'
+    prefix : str, default ``'dropout_'``
     params : RNNParams, optional
     """
 
