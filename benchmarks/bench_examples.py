@@ -27,7 +27,10 @@ Every run is a fresh process (``tests/examples/run_mxnet.py``; for MXNet the nam
 the programs that call it; ``waitall`` at the end), not parsing, binding or
 ``score``. The two libraries alternate (sparsenet first on even repeats); the
 table gives the median of each and the median of the per-pair ratios
-(sparsenet / MXNet, >= 1: sparsenet at least as fast), and each library's metric
+(sparsenet / MXNet, >= 1: sparsenet at least as fast) with their range, the same
+ratios from process CPU time over the same loop (every thread counted: MXNet's
+engine workers and our prefetching thread; on a shared machine other work inflates
+wall time, not CPU time), and each library's metric
 of ``score`` on the test file after the epoch, which should agree (same data,
 same initial weights).
 
@@ -133,7 +136,12 @@ def metric_of(program, result):
 
 
 def compare(program, repeats, ours_python, mxnet_python, threads, data_dir, mxnet_dir=None):
-    """Per-repeat samples/s of both libraries (alternating) and their last metrics."""
+    """Per-repeat samples/s of both libraries (alternating) and their last metrics.
+
+    Returns ``(ours, theirs, metrics)``: ``ours``/``theirs`` hold one
+    ``(wall samples/s, CPU samples/s)`` per repeat (``None`` for a failed run; the CPU
+    rate is ``None`` where the run reports no ``cpu_seconds``).
+    """
     ours, theirs, metrics = [], [], {}
     for r in range(repeats):
         order = [("sparsenet", ours_python, ours), ("mxnet", mxnet_python, theirs)]
@@ -150,13 +158,54 @@ def compare(program, repeats, ours_python, mxnet_python, threads, data_dir, mxne
                 metrics[library] = res["error"]
                 out.append(None)
                 continue
-            out.append(res["samples"] / res["seconds"])
+            cpu = res.get("cpu_seconds")
+            out.append((res["samples"] / res["seconds"],
+                        res["samples"] / cpu if cpu else None))
             metrics[library] = metric_of(program, res)
     return ours, theirs, metrics
 
 
 def fmt(x):
     return "failed" if x is None else f"{x:,.0f}"
+
+
+def _ratios(ours, theirs):
+    """``'**median** [lowest, highest]'`` of the per-pair ratios ours / theirs (pairs with
+    both values), ``'-'`` without any."""
+    pairs = sorted(x / y for x, y in zip(ours, theirs) if x is not None and y is not None)
+    if not pairs:
+        return "-"
+    return f"**{statistics.median(pairs):.2f}** [{pairs[0]:.2f}, {pairs[-1]:.2f}]"
+
+
+def summarise(ours, theirs):
+    """The table cells of one program from :func:`compare`'s per-repeat
+    ``(wall samples/s, CPU samples/s)`` pairs (``theirs`` None: MXNet not run).
+
+    Wall samples/s are the medians of each library's runs; the ratios are per pair
+    of runs (repeat ``r`` of each library), as median and range, from wall time
+    and from process CPU time (which other work on a shared machine does not
+    inflate).
+
+    >>> row = summarise([(300.0, 600.0), (200.0, 500.0)], [(100.0, 300.0), (200.0, 250.0)])
+    >>> row['ours'], row['theirs'], row['wall'], row['cpu']
+    ('250', '150', '**2.00** [1.00, 3.00]', '**2.00** [2.00, 2.00]')
+    >>> summarise([None], None)['ours'], summarise([None], None)['wall']
+    ('failed', '-')
+    """
+    def median(runs, k):
+        ok = [r[k] for r in runs if r is not None and r[k] is not None]
+        return statistics.median(ok) if ok else None
+
+    def column(runs, k):
+        return [r[k] if r is not None else None for r in runs]
+
+    row = {"ours": fmt(median(ours, 0)), "theirs": "-", "wall": "-", "cpu": "-"}
+    if theirs is not None:
+        row["theirs"] = fmt(median(theirs, 0))
+        row["wall"] = _ratios(column(ours, 0), column(theirs, 0))
+        row["cpu"] = _ratios(column(ours, 1), column(theirs, 1))
+    return row
 
 
 def main():
@@ -182,8 +231,9 @@ def main():
     print(f"\nMXNet 1.9.1's sparse example programs, one epoch per fresh process, "
           f"{args.threads} thread(s), median of {args.repeats}; training-loop samples/s\n")
     print("| program | sparsenet samples/s | MXNet 1.9.1 samples/s | sparsenet / MXNet "
-          "(median of pairs) | test-set metric after the epoch (sparsenet / MXNet) |")
-    print("|---|---:|---:|---:|---|")
+          "(median of pairs [lowest, highest]) | same, by CPU time | test-set metric after "
+          "the epoch (sparsenet / MXNet) |")
+    print("|---|---:|---:|---:|---:|---|")
     for program in args.programs.split(","):
         data_dir = os.path.join(base, program)
         mxnet_dir = None
@@ -203,16 +253,7 @@ def main():
                 json.dump(kwargs, f)
         ours, theirs, metrics = compare(program, args.repeats, sys.executable,
                                         args.mxnet_python, args.threads, data_dir, mxnet_dir)
-        ok = [x for x in ours if x is not None]
-        a = statistics.median(ok) if ok else None
-        b = None
-        ratio = "-"
-        if theirs:
-            ok_b = [x for x in theirs if x is not None]
-            b = statistics.median(ok_b) if ok_b else None
-            pairs = [x / y for x, y in zip(ours, theirs) if x is not None and y is not None]
-            if pairs:
-                ratio = f"**{statistics.median(pairs):.2f}**"
+        row = summarise(ours, theirs if args.mxnet_python else None)
         name, label = program, METRIC[program][1]
         m_ours = metrics.get("sparsenet")
         m_theirs = metrics.get("mxnet", "-")
@@ -221,7 +262,7 @@ def main():
                            for m in (m_ours, m_theirs))
         if program == "large_word_lm":
             name = f"large_word_lm (words/s; {args.lm_vocab_size:,} words)"
-        print(f"| {name} | {fmt(a)} | {fmt(b) if theirs else '-'} | {ratio} | "
+        print(f"| {name} | {row['ours']} | {row['theirs']} | {row['wall']} | {row['cpu']} | "
               f"{label}: {shown} |", flush=True)
 
 

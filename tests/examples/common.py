@@ -44,18 +44,31 @@ def fan_in_sigma(default):
 
 
 class Clock:
-    """Seconds spent inside ``with clock:`` blocks, summed (the training loop's time)."""
+    """Seconds spent inside ``with clock:`` blocks, summed (the training loop's time).
+
+    ``seconds`` is wall time; ``cpu_seconds`` the process's CPU time (every thread: a
+    library's worker threads count) over the same blocks, which other work on a shared
+    machine does not inflate. :attr:`Clock.process_cpu_seconds` sums ``cpu_seconds``
+    over every clock of the process (what ``run_mxnet.py`` reports).
+    """
+
+    process_cpu_seconds = 0.0
 
     def __init__(self, sync):
-        self.sync, self.seconds, self._t = sync, 0.0, 0.0
+        self.sync, self.seconds, self.cpu_seconds = sync, 0.0, 0.0
+        self._t = self._c = 0.0
 
     def __enter__(self):
+        self._c = time.process_time()
         self._t = time.perf_counter()
         return self
 
     def __exit__(self, *exc):
         self.sync()
         self.seconds += time.perf_counter() - self._t
+        cpu = time.process_time() - self._c
+        self.cpu_seconds += cpu
+        Clock.process_cpu_seconds += cpu
         return False
 
 

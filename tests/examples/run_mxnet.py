@@ -8,7 +8,8 @@ to ``mxnet`` before the program is imported, so the program file that the tests
 run on sparsenet runs unchanged on MXNet 1.9.1. This is how the MXNet numbers
 hard-coded in ``test_*.py`` were measured, and how ``bench_examples.py`` times MXNet.
 The data files are written into DATA_DIR first (skipped with ``--no-data`` when
-they are there already).
+they are there already). The result gains ``cpu_seconds``: the process's CPU time
+over the program's timed blocks (:class:`tests.examples.common.Clock`).
 """
 import argparse
 import importlib
@@ -37,7 +38,7 @@ def main():
         os.environ["MXNET_STORAGE_FALLBACK_LOG_VERBOSE"] = "0"
         import mxnet
         sys.modules["sparsenet"] = mxnet
-    from tests.examples import recipes
+    from tests.examples import common, recipes
     saved = os.path.join(args.data_dir, "kwargs.json")
     if args.no_data:
         with open(saved) as f:
@@ -49,6 +50,7 @@ def main():
     kwargs.update(json.loads(args.options))
     program = importlib.import_module(f"tests.examples.{args.program}_program")
     result = program.train(args.data_dir, **kwargs)
+    result.setdefault("cpu_seconds", common.Clock.process_cpu_seconds)
     print(json.dumps(result))
 
 

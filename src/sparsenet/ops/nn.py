@@ -195,17 +195,18 @@ def _embedding_dense_weight(data, weight, *, input_dim=0, output_dim=0, dtype="f
 
 @rule(Embedding, DEFAULT, ROW_SPARSE, out=DEFAULT)
 def _embedding_rsp_weight(data, weight, **params):
+    idx = weight._indices
+    if weight.ndim == 2 and idx.numel() and weight._stores_every_row():
+        # a Module's weight: ids are positions, checked by the lookup as a dense weight's
+        rows = lookup_rows(data._t, weight._data, _wants_sparse_grad(weight))
+        return NDArray(rows)
     ids = _checked_ids(data._t, weight.shape[0])
     flat = ids.reshape(-1)
-    idx = weight._indices
     if idx.numel() == 0:
         rows = torch.zeros(flat.numel(), *weight.shape[1:], dtype=weight._data.dtype,
                            device=weight.device)
-    elif weight._stores_every_row():  # a Module's weight: ids are positions
-        if weight.ndim == 2:
-            rows = F.embedding(flat, weight._data, sparse=_wants_sparse_grad(weight))
-        else:
-            rows = weight._data.index_select(0, flat)
+    elif weight._stores_every_row():
+        rows = weight._data.index_select(0, flat)
     else:
         flat = flat.to(idx.dtype)
         pos = torch.searchsorted(idx, flat).clamp_(max=idx.numel() - 1)
