@@ -21,11 +21,10 @@ docs/_intersphinx/README.md records where each shipped file came from.
 """
 import argparse
 import importlib
-import inspect
+import importlib.util
 import pathlib
 import shutil
 import sys
-import types
 import urllib.request
 import zlib
 
@@ -96,14 +95,17 @@ def _public(module):
     return sorted(name for name in names if not name.startswith("_"))
 
 
-def _role(obj):
-    if isinstance(obj, types.ModuleType):
-        return "module"
-    if inspect.isclass(obj):
-        return "class"
-    if callable(obj):
-        return "function"
-    return "data"
+def _load_kind():
+    """``kind(obj)`` of the API extension (module, class, function or data): one rule for the
+    reference and for the generated inventories."""
+    path = FOLDER.parent / "_ext" / "sparsenet_apidoc.py"
+    spec = importlib.util.spec_from_file_location("sparsenet_apidoc", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.kind
+
+
+_role = _load_kind()
 
 
 def numpy_entries():

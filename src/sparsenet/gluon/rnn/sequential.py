@@ -87,6 +87,10 @@ class _StackMixin:
     def __len__(self):
         return len(self._children)
 
+    def __call__(self, inputs, states):
+        """One step of every cell in turn (the stack's own states, in order)."""
+        return self._step(inputs, states)
+
 
 class SequentialRNNCell(_StackMixin, RecurrentCell):
     """A stack of recurrent cells (any kind, hybridizable or not).
@@ -97,9 +101,6 @@ class SequentialRNNCell(_StackMixin, RecurrentCell):
     params : ParameterDict, optional
     """
 
-    def __call__(self, inputs, states):
-        return self._step(inputs, states)
-
 
 class HybridSequentialRNNCell(_StackMixin, HybridRecurrentCell):
     """A stack of hybridizable recurrent cells; it may be used inside a HybridBlock.
@@ -109,9 +110,6 @@ class HybridSequentialRNNCell(_StackMixin, HybridRecurrentCell):
     prefix : str, optional
     params : ParameterDict, optional
     """
-
-    def __call__(self, inputs, states):
-        return self._step(inputs, states)
 
     def hybrid_forward(self, F, inputs, states):
         return self._step(inputs, states)
