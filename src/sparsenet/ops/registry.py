@@ -270,40 +270,33 @@ class Operator:
 
     def __call__(self, *args, out=None, **kwargs):
         try:  # costs nothing until something is raised
-            if (self._dense_only and not LOGICAL.on
-                    and self._n_required <= len(args) <= self._n_inputs):
+            if (self._n_required <= len(args) <= self._n_inputs
+                    and (not kwargs or self._param_set.issuperset(kwargs))):
                 # the common call on dense arrays: no rule applies, the dense definition runs
                 # with the keyword parameters as given (the definition has the same defaults);
                 # an ``out=`` receives the result as on the general path (_write_out)
-                tensors = []
-                for a in args:
-                    if a.__class__ is not NDArray:
-                        break
-                    tensors.append(a._t)
-                else:
-                    if not kwargs or self._param_set.issuperset(kwargs):
-                        if len(args) > 1 and _MULTI_DEVICE:
-                            _check_devices(args, self.name)
-                        if STATE.recording:
-                            res = self.fn(*tensors, **kwargs)
-                            if isinstance(res, (tuple, list)):
-                                res = [wrap(t) for t in res]
-                                note(self, kwargs, args, res)  # for autograd.get_symbol
-                            else:
-                                res = wrap(res)
-                                tag_new(self, kwargs, args, res)  # for autograd.get_symbol
+                tensors = self._dense_tensors(args)
+                if tensors is not None:
+                    if STATE.recording:
+                        res = self.fn(*tensors, **kwargs)
+                        if isinstance(res, (tuple, list)):
+                            res = [wrap(t) for t in res]
+                            note(self, kwargs, args, res)  # for autograd.get_symbol
                         else:
-                            if not torch.is_grad_enabled():
+                            res = wrap(res)
+                            tag_new(self, kwargs, args, res)  # for autograd.get_symbol
+                    else:
+                        if not torch.is_grad_enabled():
+                            res = self.fn(*tensors, **kwargs)
+                        else:  # outside autograd.record(): nothing is recorded
+                            set_grad_enabled(False)
+                            try:
                                 res = self.fn(*tensors, **kwargs)
-                            else:  # outside autograd.record(): nothing is recorded
-                                set_grad_enabled(False)
-                                try:
-                                    res = self.fn(*tensors, **kwargs)
-                                finally:
-                                    set_grad_enabled(True)
-                            res = ([wrap(t) for t in res] if isinstance(res, (tuple, list))
-                                   else wrap(res))
-                        return res if out is None else _write_out(res, out)
+                            finally:
+                                set_grad_enabled(True)
+                        res = ([wrap(t) for t in res] if isinstance(res, (tuple, list))
+                               else wrap(res))
+                    return res if out is None else _write_out(res, out)
             # arrays (dense or sparse) given positionally, parameters by keyword
             if self._positional(args, kwargs):
                 inputs = args
@@ -326,6 +319,26 @@ class Operator:
             return result
         except CONVERTED as e:  # a builtin error from torch or a kernel: a sparsenet one
             raise_op_error(self.name, e, args)
+
+    def _dense_tensors(self, args):
+        """The tensors of ``args`` when the dense definition may run on them directly, else
+        None (the call dispatches).
+
+        Directly means: no rule row can apply (the operator's rows all take a sparse input),
+        every input is a dense NDArray, and no host context other than cpu(0) is in use
+        (results are placed then). The eager fast path and a compiled symbol Program
+        (:mod:`sparsenet.symbol.program`) both ask here.
+        """
+        if not self._dense_only or LOGICAL.on:
+            return None
+        tensors = []
+        for a in args:
+            if a.__class__ is not NDArray:
+                return None
+            tensors.append(a._t)
+        if len(args) > 1 and _MULTI_DEVICE:
+            _check_devices(args, self.name)
+        return tensors
 
     def _positional(self, args, kwargs):
         """Whether a call gives its arrays (dense or sparse) positionally and only parameters

@@ -28,10 +28,7 @@ import os
 import sys
 
 from .. import config
-from ..context import LOGICAL
-from ..ndarray.ndarray import NDArray, wrap
-from ..ndarray.stype import DEFAULT
-from ..ops.registry import _MULTI_DEVICE, _check_devices
+from ..ndarray.ndarray import wrap
 from .infer import DENSE, FALLBACK, arg_storage_types, storage_plan
 from .op_traits import node_state
 
@@ -69,9 +66,9 @@ def input_names(symbol):
 class _Step:
     """One operator node, compiled: operator, bound parameters, input and output slots.
 
-    ``dense`` is the operator's dense definition where the plan runs it on dense
-    inputs and no rule row can apply (the registry's dense fast path, decided once
-    here rather than per call); None where the call dispatches.
+    ``dense`` is the operator's dense definition where the plan runs the node on dense
+    inputs (the registry's dense fast path decides per call whether it applies); None
+    where the call dispatches.
     """
 
     __slots__ = ("op", "params", "inputs", "outputs", "fallback", "node", "single", "state",
@@ -86,9 +83,9 @@ class _Step:
         self.inputs, self.outputs = tuple(inputs), tuple(outputs)
         self.single = outputs[0] if len(outputs) == 1 else None
         self.dispatch = op._dispatch
-        self.dense = op.fn if (op._dense_only and self.state is None
-                               and decision.dispatch == DENSE
-                               and all(st == DEFAULT for st in decision.in_stypes)) else None
+        # a node the plan runs on dense inputs may call the dense definition directly; the
+        # registry (Operator._dense_tensors) says at each call whether it can
+        self.dense = op.fn if (self.state is None and decision.dispatch == DENSE) else None
 
 
 class Program:
@@ -174,22 +171,15 @@ class Program:
         values += self._free_slots
         # each falling-back node was warned about once, when compiled
         quiet = self._has_fallback and config.get_storage_fallback() == "warn"
-        direct = not LOGICAL.on  # host contexts other than cpu(0) place results: dispatch
         step = None
         try:
             for step in self.steps:
                 inputs = [values[s] for s in step.inputs]
-                dense = step.dense
-                if dense is not None and direct:
-                    tensors = [a._t for a in inputs if a.__class__ is NDArray]
-                    if len(tensors) != len(inputs):  # a kernel upstream declined: dispatch
-                        result = step.dispatch(inputs, step.params)
-                    else:
-                        if _MULTI_DEVICE and len(inputs) > 1:
-                            _check_devices(inputs, step.op.name)
-                        res = dense(*tensors, **step.params)
-                        result = ([wrap(t) for t in res] if isinstance(res, (tuple, list))
-                                  else wrap(res))
+                tensors = None if step.dense is None else step.op._dense_tensors(inputs)
+                if tensors is not None:
+                    res = step.dense(*tensors, **step.params)
+                    result = ([wrap(t) for t in res] if isinstance(res, (tuple, list))
+                              else wrap(res))
                 elif step.fallback and quiet:
                     with config.storage_fallback("silent"):
                         result = step.dispatch(inputs, step.params)
