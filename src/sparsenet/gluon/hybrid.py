@@ -25,6 +25,7 @@ from .. import symbol as sym_mod
 from ..base import InvalidArgumentError, InvalidArgumentTypeError, StateError
 from ..ndarray import serialization
 from ..ndarray.ndarray import NDArray
+from ..ops.control_flow import flatten_nested, regroup_nested
 from ..symbol.executor import Program
 from ..symbol.symbol import Group, Symbol, Variable
 from .parameter import DeferredInitializationError
@@ -62,48 +63,31 @@ def _input_names(n):
     return ["data"] if n == 1 else [f"data{i}" for i in range(n)]
 
 
-def flatten_args(args):
-    """``(leaves, format)`` of a call's arguments, which may be nested lists (MXNet's rule).
+def _symbol_width(arg):
+    """A Symbol of ``n > 1`` outputs stands for its ``n`` outputs."""
+    if isinstance(arg, Symbol):
+        return len(arg), [arg[i] for i in range(len(arg))]
+    return 1, [arg]
 
-    A leaf's format is ``0`` (``n`` for a Symbol of ``n > 1`` outputs, split into its
-    outputs), ``None`` is ``-1`` and left out of the leaves, a list is the list of its
-    items' formats.
+
+def flatten_args(args):
+    """``(leaves, format)`` of a call's arguments, which may be nested lists (MXNet's rule):
+    :func:`~sparsenet.ops.control_flow.flatten_nested` with any leaf, ``None`` as ``-1``.
 
     >>> flatten_args(('x', ['s0', 's1'], None))
     (['x', 's0', 's1'], [0, [0, 0], -1])
     """
-    if args is None:
-        return [], -1
-    if isinstance(args, Symbol) and len(args) > 1:
-        return [args[i] for i in range(len(args))], len(args)
-    if not isinstance(args, (list, tuple)):
-        return [args], 0
-    flat, fmts = [], []
-    for a in args:
-        sub, fmt = flatten_args(a)
-        flat.extend(sub)
-        fmts.append(fmt)
-    return flat, fmts
+    return flatten_nested(args, object, "a hybridized block's arguments", _symbol_width,
+                          none=True)
 
 
 def regroup_args(flat, fmt):
-    """The nesting :func:`flatten_args` took apart, rebuilt from the ``flat`` leaves (an
-    iterator or a list); a ``-1`` is ``None``, lists come back as lists.
+    """The nesting :func:`flatten_args` took apart, rebuilt from the ``flat`` leaves.
 
     >>> regroup_args(['x', 's0', 's1'], [0, [0, 0], -1])
     ['x', ['s0', 's1'], None]
     """
-    leaves = iter(flat)
-
-    def build(f):
-        if isinstance(f, int):
-            if f == -1:
-                return None
-            if f == 0:
-                return next(leaves)
-            return [next(leaves) for _ in range(f)]
-        return [build(g) for g in f]
-    return build(fmt)
+    return regroup_nested(list(flat), fmt)[0]
 
 
 def _count_leaves(fmt):

@@ -20,7 +20,7 @@ from .indexing import stack
 __all__ = ["foreach", "flatten_nested", "regroup_nested", "loop_length"]
 
 
-def flatten_nested(args, leaf, what, width=None):
+def flatten_nested(args, leaf, what, width=None, none=False):
     """``(flat list of leaves, format)`` of an array or a (nested) list of arrays.
 
     The format is what :func:`regroup_nested` needs to rebuild the nesting: ``0`` for a
@@ -36,6 +36,8 @@ def flatten_nested(args, leaf, what, width=None):
         What ``args`` is, for the error message ("foreach input", ...).
     width : callable, optional
         ``width(leaf) -> (number of outputs, list of single-output leaves)``.
+    none : bool
+        Accept ``None`` (format ``-1``, no leaf), as a hybridized block's arguments may hold.
 
     Examples
     --------
@@ -45,32 +47,39 @@ def flatten_nested(args, leaf, what, width=None):
     >>> len(flat), fmt
     (2, [0, [0]])
     """
-    if isinstance(args, leaf):
-        if width is not None:
-            n, parts = width(args)
-            if n > 1:
-                return list(parts), n
-        return [args], 0
-    if not isinstance(args, (list, tuple)):
+    if args is None and none:
+        return [], -1
+    if isinstance(args, (list, tuple)):
+        flat, fmts = [], []
+        for item in args:
+            sub, fmt = flatten_nested(item, leaf, what, width, none)
+            flat.extend(sub)
+            fmts.append(fmt)
+        return flat, fmts
+    if not isinstance(args, leaf):
         raise InvalidArgumentTypeError(f"{what} must be a {leaf.__name__} or a (nested) list of "
                                        f"{leaf.__name__}s, got {type(args).__name__}")
-    flat, fmts = [], []
-    for item in args:
-        sub, fmt = flatten_nested(item, leaf, what, width)
-        flat.extend(sub)
-        fmts.append(fmt)
-    return flat, fmts
+    if width is not None:
+        n, parts = width(args)
+        if n > 1:
+            return list(parts), n
+    return [args], 0
 
 
 def regroup_nested(flat, fmt):
-    """``(nested structure, leftover leaves)``: the inverse of :func:`flatten_nested`.
+    """``(nested structure, leftover leaves)``: the inverse of :func:`flatten_nested`
+    (a ``-1`` is ``None``; lists come back as lists).
 
     >>> regroup_nested(['a', 'b', 'c'], [0, [0]])
     (['a', ['b']], ['c'])
     >>> regroup_nested(['a', 'b'], 2)
     (['a', 'b'], [])
+    >>> regroup_nested(['a'], [0, -1])
+    (['a', None], [])
     """
     if isinstance(fmt, int):
+        if fmt == -1:
+            return None, list(flat)
         if fmt == 0:
             return flat[0], list(flat[1:])
         return list(flat[:fmt]), list(flat[fmt:])
