@@ -17,11 +17,23 @@ from .. import ndarray as nd
 from .. import symbol as sym
 from ..base import InvalidArgumentTypeError, StateError, UnsupportedError
 from ..gluon.rnn.sequence_utils import begin_state_for, format_sequence
+from ..symbol.name import Prefix
 from ..symbol.symbol import Symbol
 from .params import RNNParams
 
-__all__ = ["BaseRNNCell", "split_steps", "merge_steps", "default_begin_state",
+__all__ = ["BaseRNNCell", "gluon_step", "split_steps", "merge_steps", "default_begin_state",
            "cells_state_info", "cells_begin_state", "cells_unpack_weights", "cells_pack_weights"]
+
+
+def gluon_step(cell, inputs, states):
+    """One step of ``cell``: its ``gluon`` cell's ``hybrid_forward`` on Symbols with this cell's
+    weight variables (``_iW``, ``_hW``, ``_iB``, ``_hB``), named under its prefix."""
+    cell._counter += 1
+    cell._step._counter = cell._counter
+    with Prefix(cell._prefix):
+        return cell._step.hybrid_forward(sym, inputs, list(states), i2h_weight=cell._iW,
+                                         h2h_weight=cell._hW, i2h_bias=cell._iB,
+                                         h2h_bias=cell._hB)
 
 
 def _check_symbols(inputs):

@@ -16,11 +16,9 @@ variables, inside the cell's name prefix: nodes are ``<prefix>t<step>_i2h``, ...
  'lstm_l0_i2h_bias', 'lstm_l0_i2h_weight']
 """
 from .. import initializer
-from .. import symbol as sym
 from ..base import InvalidArgumentError
 from ..gluon import rnn as gluon_rnn
-from ..symbol.name import Prefix
-from .base_cell import BaseRNNCell
+from .base_cell import BaseRNNCell, gluon_step
 
 __all__ = ["RNNCell", "LSTMCell", "GRUCell"]
 
@@ -57,12 +55,7 @@ class _GluonStepCell(BaseRNNCell):
         return self._gate_list
 
     def __call__(self, inputs, states):
-        self._counter += 1
-        self._step._counter = self._counter
-        with Prefix(self._prefix):
-            return self._step.hybrid_forward(sym, inputs, list(states), i2h_weight=self._iW,
-                                             h2h_weight=self._hW, i2h_bias=self._iB,
-                                             h2h_bias=self._hB)
+        return gluon_step(self, inputs, states)
 
 
 class RNNCell(_GluonStepCell):

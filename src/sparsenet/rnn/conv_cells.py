@@ -15,8 +15,7 @@ import functools
 from .. import symbol as sym
 from ..base import InvalidArgumentError, UnsupportedError
 from ..gluon.contrib.rnn import conv_rnn_cell as gluon_conv
-from ..symbol.name import Prefix
-from .base_cell import BaseRNNCell
+from .base_cell import BaseRNNCell, gluon_step
 
 __all__ = ["BaseConvRNNCell", "ConvRNNCell", "ConvLSTMCell", "ConvGRUCell"]
 
@@ -75,12 +74,7 @@ class BaseConvRNNCell(BaseRNNCell):
                 for _ in range(self._step._num_states)]
 
     def __call__(self, inputs, states):
-        self._counter += 1
-        self._step._counter = self._counter
-        with Prefix(self._prefix):
-            return self._step.hybrid_forward(sym, inputs, list(states), i2h_weight=self._iW,
-                                             h2h_weight=self._hW, i2h_bias=self._iB,
-                                             h2h_bias=self._hB)
+        return gluon_step(self, inputs, states)
 
 
 def _conv_cell(name, gluon_cells, gate_names, default_prefix, doc):
