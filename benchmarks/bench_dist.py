@@ -6,7 +6,9 @@ the cost of aggregating row_sparse gradients by all-gather vs by dense all-reduc
                                     [--via kvstore,trainer]
                                     [--densities 0.001,0.01,0.1,0.5] [--rows 1000000]
                                     [--dim 128] [--reps 5] [--comm-ranks 2]
-                                    [--dense-shape 1000,1000]
+                                    [--dense-shape 1000,1000] [--mxnet-python PATH]
+                                    [--cfeatures 1000] [--cbatch 50] [--clr 0.003]
+                                    [--cepochs 6] [--thresholds 0.5,0.05,0.005]
 
 Every run is a job of ``sparsenet launch -n W`` (torchrun, gloo over loopback),
 with ``--threads`` torch threads per rank; this script is both the driver and
@@ -44,6 +46,19 @@ marker column, ``2 (W-1)/W * rows * (dim+1) * 4``), the bytes that crossed the
 loopback interface per rank (``/proc/net/dev``; any other loopback traffic on
 the machine adds to it), and the median time of ``kv.push`` with
 ``DistKVStore.sparse_as_dense`` forcing each method, and with its default rule.
+
+``compressed``: the bytes of one dense push of a ``--dense-shape`` key with and without
+``2bit`` compression (threshold 0.5).
+
+``compressed-train``: seed 000's second network (a dense ``--cfeatures`` x 128 weight
+gradient, two small sigmoid layers) trained on ``--comm-ranks`` ranks through a
+``dist_sync`` store that runs Adam at ``--clr``, without compression and with ``2bit`` at
+each of ``--thresholds``: the seed's data rule (density 10 / ``--cfeatures``, label: row
+sum above the mean), ``--samples`` rows per rank, batch ``--cbatch``; held-out log-loss
+(4,000 rows) after each of ``--cepochs`` epochs, the same initial weights and batches in
+every run (``compressed_train_program.py``, one program for both libraries; with
+``--mxnet-python`` also MXNet 1.9.1, as two workers of its parameter server with one
+scheduler and one server on 127.0.0.1).
 """
 import argparse
 import json
@@ -141,6 +156,59 @@ def report_compressed(res, args):
     print(f"\nfewer bytes with 2bit: {p['payload'] / c['payload']:.1f}x handed over, "
           f"{p['model'] / c['model']:.1f}x sent (model), {p['lo'] / max(c['lo'], 1):.1f}x "
           f"on the loopback")
+
+
+PROGRAM = os.path.join(HERE, "compressed_train_program.py")
+
+
+def run_compressed_train(args, tmp, threshold, mxnet_python=None):
+    """Rank 0's JSON of one run of ``compressed_train_program.py`` on ``--comm-ranks`` ranks."""
+    lib = "mxnet" if mxnet_python else "sparsenet"
+    out = os.path.join(tmp, f"ctrain-{lib}-{threshold:g}.json")
+    prog = [PROGRAM, lib, f"{threshold:g}", str(args.samples), str(args.cfeatures),
+            str(args.cbatch), f"{args.clr:g}", str(args.cepochs), out]
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    if not mxnet_python:
+        subprocess.run([sys.executable, "-m", "sparsenet.cli", "launch", "-n",
+                        str(args.comm_ranks), "--timeout", f"{args.timeout:g}", *prog],
+                       env=env, check=True)
+    else:  # MXNet's own launcher needs ssh or its tracker: start ps-lite's roles directly
+        import socket
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        env.update(DMLC_PS_ROOT_URI="127.0.0.1", DMLC_PS_ROOT_PORT=str(port),
+                   DMLC_NUM_SERVER="1", DMLC_NUM_WORKER=str(args.comm_ranks),
+                   MXNET_MKLDNN_ENABLED="0")
+        roles = [subprocess.Popen([mxnet_python, "-c", "import mxnet"],
+                                  env=dict(env, DMLC_ROLE=role)) for role in ("scheduler", "server")]
+        workers = [subprocess.Popen([mxnet_python, *prog], env=dict(env, DMLC_ROLE="worker"))
+                   for _ in range(args.comm_ranks)]
+        try:
+            codes = [w.wait(timeout=args.timeout) for w in workers]
+        finally:
+            for proc in roles + workers:
+                if proc.poll() is None:
+                    proc.kill()
+        if any(codes):
+            raise RuntimeError(f"MXNet's workers exited with {codes}")
+    with open(out) as f:
+        return dict(json.load(f), library=lib)
+
+
+def report_compressed_train(results, args):
+    print(f"\nSeed 000's second network ({args.cfeatures:,} x 128 dense weight gradient) on "
+          f"{results[0]['world']} ranks, {args.samples:,} rows per rank, batch {args.cbatch}, "
+          f"adam lr {args.clr:g}: held-out log-loss after each epoch\n")
+    print("| library | compression | " + " | ".join(f"epoch {e + 1}" for e in range(args.cepochs))
+          + " | last / uncompressed |")
+    print("|---|---|" + "---:|" * (args.cepochs + 1))
+    base = {r["library"]: r["losses"][-1] for r in results if r["threshold"] == 0}
+    for res in results:
+        name = "none" if res["threshold"] == 0 else f"2bit, threshold {res['threshold']:g}"
+        lib = "MXNet 1.9.1" if res["library"] == "mxnet" else "sparsenet"
+        print(f"| {lib} | {name} | " + " | ".join(f"{v:.4f}" for v in res["losses"])
+              + f" | {res['losses'][-1] / base[res['library']]:.3f} |")
 
 
 def _mb(n):
@@ -326,7 +394,7 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     ap.add_argument("--ranks", default="1,2", help="world sizes of the train part")
     ap.add_argument("--parts", default="train,comm",
-                    help="comma-separated: train, comm, compressed")
+                    help="comma-separated: train, comm, compressed, compressed-train")
     ap.add_argument("--samples", type=int, default=20000)
     ap.add_argument("--batch", type=int, default=100, help="batch size per rank")
     ap.add_argument("--epochs", type=int, default=3)
@@ -345,6 +413,17 @@ def parse_args(argv=None):
     ap.add_argument("--dense-shape", default="1000,1000",
                     type=lambda s: [int(x) for x in s.split(",")],
                     help="shape of the dense key of the compressed part")
+    ap.add_argument("--cfeatures", type=int, default=1000,
+                    help="features of the compressed-train part")
+    ap.add_argument("--cbatch", type=int, default=50, help="batch of the compressed-train part")
+    ap.add_argument("--clr", type=float, default=0.003,
+                    help="Adam's learning rate in the compressed-train part")
+    ap.add_argument("--cepochs", type=int, default=6, help="epochs of the compressed-train part")
+    ap.add_argument("--thresholds", default="0.5,0.05,0.005",
+                    type=lambda s: [float(x) for x in s.split(",")],
+                    help="2bit thresholds of the compressed-train part")
+    ap.add_argument("--mxnet-python", help="a Python with mxnet==1.9.1: the compressed-train "
+                    "part runs it too")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="SPARSENET_DIST_TIMEOUT of the workers (seconds)")
     ap.add_argument("--worker", choices=("train", "comm", "compressed"),
@@ -378,6 +457,13 @@ def main():
             report_comm(launch(args.comm_ranks, "comm", args, tmp), args)
         if "compressed" in parts:
             report_compressed(launch(args.comm_ranks, "compressed", args, tmp), args)
+        if "compressed-train" in parts:
+            runs = []
+            for t in [0.0] + args.thresholds:  # the two libraries take turns
+                runs.append(run_compressed_train(args, tmp, t))
+                if args.mxnet_python:
+                    runs.append(run_compressed_train(args, tmp, t, args.mxnet_python))
+            report_compressed_train(sorted(runs, key=lambda r: r["library"] == "mxnet"), args)
     return 0
 
 
