@@ -227,6 +227,9 @@ class Trainer:
             step, instead of raising.
         """
         self._optimizer.rescale_grad = self._scale / batch_size
+        if self._kv_initialized and self._kvstore is None and len(self._contexts) <= 1:
+            self._update(ignore_stale_grad)  # no store, one context: nothing to reduce
+            return
         self._init_params()
         if self._kvstore is None:
             self._allreduce_grads()
@@ -442,31 +445,58 @@ class Trainer:
 
     def _update(self, ignore_stale_grad=False):
         # collect every fresh gradient first: a failed step (stale gradient) consumes nothing
-        updates = [[] for _ in self._updaters]
         fresh = grad_store.fresh_buffers()
+        if len(self._updaters) == 1:  # one context: one list
+            todo = []
+            for i, param in enumerate(self._params):
+                grads = param._grad
+                if grads is None or param._grad_req == "null":
+                    continue
+                g = grads[0]
+                ref = fresh.get(id(g))  # written by a backward pass since the last step?
+                if ref is not None and ref() is g:
+                    todo.append((i, g, param._data[0]))
+                elif not ignore_stale_grad:
+                    self._raise_stale(param, param._data[0])
+            self._run_updater(self._updaters[0], todo, fresh)
+            return
+        updates = [[] for _ in self._updaters]
         for i, param in enumerate(self._params):
             grads = param._grad
             if grads is None or param._grad_req == "null":
                 continue
             for upd, data, g in zip(updates, param._data, grads):
-                ref = fresh.get(id(g))  # written by a backward pass since the last step?
+                ref = fresh.get(id(g))
                 if ref is not None and ref() is g:
                     upd.append((i, g, data))
                 elif not ignore_stale_grad:
                     self._raise_stale(param, data)
         for updater, upd in zip(self._updaters, updates):
-            idx, gs, ws = [], [], []
-            for i, g, data in upd:
-                fresh.pop(id(g), None)
-                if self._dense_sparsity and g.stype == "default":
-                    where = nonzero.nonzero_entries(g)
-                    if where is not None and self._update_touched(updater, i, g, data, where):
-                        continue
-                idx.append(i)
-                gs.append(g)
-                ws.append(data)
-            if idx:
-                updater(idx, gs, ws)
+            self._run_updater(updater, upd, fresh)
+
+    def _run_updater(self, updater, todo, fresh):
+        """Consume the fresh gradients of ``todo`` (``(index, grad, weight)``) and update
+        their weights: one index alone (the updater's per-index plan), several as lists (the
+        optimizer may aggregate them)."""
+        if len(todo) == 1 and not (self._dense_sparsity and todo[0][1].stype == "default"):
+            i, g, data = todo[0]
+            fresh.pop(id(g), None)
+            updater(i, g, data)
+            return
+        idx, gs, ws = [], [], []
+        for i, g, data in todo:
+            fresh.pop(id(g), None)
+            if self._dense_sparsity and g.stype == "default":
+                where = nonzero.nonzero_entries(g)
+                if where is not None and self._update_touched(updater, i, g, data, where):
+                    continue
+            idx.append(i)
+            gs.append(g)
+            ws.append(data)
+        if len(idx) == 1:
+            updater(idx[0], gs[0], ws[0])
+        elif idx:
+            updater(idx, gs, ws)
 
     @staticmethod
     def _raise_stale(param, data):

@@ -142,6 +142,9 @@ class Optimizer:
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
         self._clocks = ClockTable()
+        # per device, index -> the update operator's plan (UpdateOperator.update_memo)
+        self._all_plans = {0: {}}
+        self._plans = self._all_plans[0]
         self._touched = None
         self.set_lr_mult({})
         self.set_wd_mult({})
@@ -238,6 +241,7 @@ class Optimizer:
     def _set_current_context(self, device_id):
         """Select the per-device update counters (one updater per device shares an optimizer)."""
         self._index_update_count = self._all_index_update_counts.setdefault(device_id, {})
+        self._plans = self._all_plans.setdefault(device_id, {})
 
     def _update_count(self, index):
         """Count one more update of ``index`` (or of each index of a list)."""
@@ -265,7 +269,9 @@ class Optimizer:
 
     def _get_lr(self, index):
         """Learning rate of parameter ``index`` (global rate times its multiplier)."""
-        return self._get_lrs([index])[0]
+        params = self.param_dict  # (read live: cheaper than checking a cached value)
+        return self.learning_rate * (params[index].lr_mult if index in params
+                                     else self._mult(index, self.lr_mult, "lr_mult"))
 
     def _get_wds(self, indices):
         wd, params = self.wd, self.param_dict
@@ -274,7 +280,9 @@ class Optimizer:
 
     def _get_wd(self, index):
         """Weight decay of parameter ``index`` (global decay times its multiplier)."""
-        return self._get_wds([index])[0]
+        params = self.param_dict
+        return self.wd * (params[index].wd_mult if index in params
+                          else self._mult(index, self.wd_mult, "wd_mult"))
 
     # ------------------------------------------------------------------ states
     def create_state(self, index, weight):
@@ -365,12 +373,32 @@ class Optimizer:
                 self.update_multi_precision(i, w, g, s)
             return
         if not (self.multi_precision and weight.dtype == np.float16):
-            self.update(index, weight, grad, state)
+            form = _LIST_FORM.get(self.__class__)
+            if form is None:
+                form = _has_list_form(self.__class__)
+            if form and self.lazy_update != "exact":
+                self._planned_update(index, weight, grad, state)
+            else:
+                self.update(index, weight, grad, state)
             return
         master, inner = self._mp_split(state)
         self._touched = None
         self.update(index, master, grad.astype(np.float32), inner)
         _copy_rows(master, weight, self._touched)
+
+    def _planned_update(self, index, weight, grad, state):
+        """One update of an optimizer with a list form (:func:`_has_list_form`), not in
+        ``lazy_update='exact'``: what :meth:`update` does (:meth:`_step`, then
+        :attr:`_fused_args`' operator), through the operator's memo of this index
+        (:meth:`~sparsenet.ops.update_rules.core.UpdateOperator.update_memo`: the rule row
+        and the hyperparameter check of the last step are reused while the signature and
+        the values are the same)."""
+        lazy = self.lazy_update
+        op, states, params = self._fused_args(state, self._step(index), lazy)
+        self._touched = None
+        op.update_memo(self._plans, index, state, weight, grad, states, params)
+        if lazy and grad.stype == ROW_SPARSE:
+            self._touched = grad._indices
 
     def _update_list(self, index, weight, grad, state):
         """A list update through the operators' list entries: each index is counted and
@@ -456,8 +484,11 @@ class Optimizer:
 
     def _count(self, index):
         """Count the update; return ``(lr, wd, t)`` for parameter ``index``."""
-        self._update_count(index)
-        return self._get_lr(index), self._get_wd(index), self._index_update_count[index]
+        counts = self._index_update_count  # (:meth:`_update_count` of one index, inline)
+        t = counts[index] = counts.get(index, self.begin_num_update) + 1
+        if t > self.num_update:
+            self.num_update = t
+        return self._get_lr(index), self._get_wd(index), t
 
     def _grad_kwargs(self, step, lazy):
         """The operator arguments every optimizer passes: lr, wd, rescale, clip, lazy flag."""
@@ -559,12 +590,16 @@ class Optimizer:
 
     def _forget_clocks(self):
         self._clocks = ClockTable()
+        self._all_plans = {0: {}}
+        self._plans = self._all_plans[0]
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self):
         ret = self.__dict__.copy()
         ret.pop("param_dict", None)
         ret.pop("_clocks", None)
+        ret.pop("_plans", None)
+        ret.pop("_all_plans", None)
         ret.pop("exact_guard", None)
         ret["_touched"] = None
         return ret
@@ -573,6 +608,8 @@ class Optimizer:
         self.__dict__ = state
         self.param_dict = {}
         self._clocks = ClockTable()
+        self._all_plans = {0: {}}
+        self._plans = self._all_plans[0]
 
 
 #: What a list update may skip: an optimizer class whose per-weight path is :meth:`_step`
@@ -650,8 +687,17 @@ class Updater:
         self.states_synced = {}
         self.aggregate_updates = False
         self._weights = {}
+        self._known = {}  # int index -> (weakref to its weight, device id): the fast path
 
     def __call__(self, index, grad, weight):
+        known = self._known.get(index) if index.__class__ is int else None
+        if (known is not None and known[0]() is weight and self.states_synced.get(index)
+                and index in self.states):
+            # an index seen before with this weight (its state exists, on its context)
+            optimizer = self.optimizer
+            optimizer._set_current_context(known[1])
+            optimizer.update_multi_precision(index, weight, grad, self.states[index])
+            return
         if isinstance(index, (list, tuple)):
             indices, grads, weights = list(index), list(grad), list(weight)
         else:
@@ -670,7 +716,9 @@ class Updater:
                 synced[idx] = True
             ref = seen.get(idx)
             if ref is None or ref() is not weights[i]:
-                seen[idx] = weakref.ref(weights[i])
+                seen[idx] = ref = weakref.ref(weights[i])
+                if idx.__class__ is int:
+                    self._known[idx] = (ref, weights[i].context.device_id)
         if len(indices) == 1:
             self.optimizer.update_multi_precision(indices[0], weights[0], grads[0],
                                                   states[indices[0]])

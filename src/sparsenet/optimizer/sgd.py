@@ -62,11 +62,18 @@ class SGD(Optimizer):
     def _mp_split(self, state):
         return state[1], state[0]
 
-    def _update_impl(self, index, weight, grad, state):
-        self._update_count(index)
-        self._apply(weight, grad, state, {"lr": self._get_lr(index), "wd": self._get_wd(index)})
+    def _step(self, index):
+        lr, wd, _ = self._count(index)
+        return {"lr": lr, "wd": wd}
 
-    def update_multi_precision(self, index, weight, grad, state):
+    def _fused_args(self, state, step, lazy):
+        if state is None:
+            return sgd_update, (), self._grad_kwargs(step, lazy)
+        params = self._grad_kwargs(step, lazy)
+        params["momentum"] = self.momentum
+        return sgd_mom_update, (state,), params
+
+    def _update_list(self, index, weight, grad, state):
         """Update a list of weights at once (as MXNet's aggregated ``multi_sgd_update``).
 
         Every index is counted first, then the learning rates and weight decays are
@@ -84,9 +91,8 @@ class SGD(Optimizer):
         >>> ws[1].asnumpy()
         array([0.5, 0.5, 0.5], dtype=float32)
         """
-        if (not isinstance(index, (list, tuple)) or self.lazy_update == "exact"
-                or self.multi_precision):
-            super().update_multi_precision(index, weight, grad, state)
+        if self.multi_precision:  # float16 weights one at a time, in their turn
+            super()._update_list(index, weight, grad, state)
             return
         self._update_count(index)
         self._touched = None
@@ -100,13 +106,6 @@ class SGD(Optimizer):
                     self._grad_kwargs({"lr": lr, "wd": wd}, self.lazy_update), **extra)
             params.append(p)
         op.update_many(weight, grad, [() if s is None else (s,) for s in state], params)
-
-    def _fused(self, weight, grad, state, step, lazy):
-        if state is None:
-            sgd_update.update(weight, grad, **self._grad_kwargs(step, lazy))
-        else:
-            sgd_mom_update.update(weight, grad, state, momentum=self.momentum,
-                                  **self._grad_kwargs(step, lazy))
 
     def _zero_grad_is_identity(self, index):
         """Plain SGD without weight decay: a zero gradient changes nothing."""

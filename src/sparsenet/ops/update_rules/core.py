@@ -390,6 +390,7 @@ class UpdateOperator(Operator):
         self.weight_out = weight_out
         self._lazy_default = self.defaults.get("lazy_update")
         self._plans = {}
+        self._generation = 0  # rows added: the callers' memos (update_memo) are stale
 
     def rules_markdown(self):
         """The rule table of the docstring; a fallback writes the weight and the states back
@@ -408,6 +409,7 @@ class UpdateOperator(Operator):
                 f"rule for {self.name}: an update operator's rows may depend on "
                 f"lazy_update only (a dict condition), got {when!r}")
         self._plans.clear()
+        self._generation += 1
         return super().add_rule(pattern, out, when, fn, values_grad, reads)
 
     # ------------------------------------------------------------------ plans
@@ -477,6 +479,45 @@ class UpdateOperator(Operator):
         set_grad_enabled(False)
         try:
             return kernel(weight, grad, *states, **params)
+        finally:
+            set_grad_enabled(True)
+
+    def update_memo(self, memo, key, token, weight, grad, states, params):
+        """:meth:`update` with a plan the caller keeps between steps (an optimizer, per
+        parameter index): ``memo[key]`` remembers the kernel of the rule row this call
+        resolved and the hyperparameters it checked, so that the next call with the same
+        signature runs that kernel at once.
+
+        The plan holds while the weight's and the gradient's storage types, ``token`` (an
+        object standing for the states: the same token, the same states' storage types;
+        the optimizer's state of that index) and every value of ``params`` (``lazy_update``
+        included, which picks the row), the weight's dtype and the operator's rows are those
+        of the last call;
+        anything else resolves the row (:meth:`plan`) and checks the hyperparameters again.
+
+        >>> import sparsenet as mx
+        >>> w, memo = mx.nd.ones((2,)), {}
+        >>> for _ in range(2):
+        ...     _ = mx.nd.sgd_update.update_memo(memo, 0, None, w, mx.nd.ones((2,)), (),
+        ...                                      dict(lr=0.25))
+        >>> w.asnumpy()
+        array([0.5, 0.5], dtype=float32)
+        """
+        wst, gst = weight.stype, grad.stype
+        values = (self._generation, (weight._t if wst == DEFAULT else weight._data).dtype,
+                  *params.values())
+        plan = memo.get(key)
+        if (plan is None or plan[0] is not self or plan[1] is not token or plan[2] != wst
+                or plan[3] != gst or plan[4] != values):
+            check_hyperparameters(self.name, weight, params)
+            stypes = (wst, gst, *[s.stype for s in states])
+            kernel = self.plan(stypes, params.get("lazy_update"))
+            memo[key] = plan = (self, token, wst, gst, values, kernel)
+        if not torch.is_grad_enabled():
+            return plan[5](weight, grad, *states, **params)
+        set_grad_enabled(False)
+        try:
+            return plan[5](weight, grad, *states, **params)
         finally:
             set_grad_enabled(True)
 
