@@ -26,6 +26,8 @@ setup(
         Extension(
             "sparsenet.ops._row_kernels",
             sources=["src/sparsenet/ops/_row_kernels.c"],
+            depends=["src/sparsenet/ops/group_ids.h"],
+            include_dirs=["src/sparsenet/ops"],
             # no fused multiply-adds: every build (and CPU) gives the same bits
             extra_compile_args=["-O3", "-std=gnu11", "-fno-math-errno", "-ffp-contract=off",
                                 "-fopenmp", "-Wall", "-Wno-unused-parameter"],

@@ -41,7 +41,7 @@ from .ndarray.row_sparse import RowSparseNDArray
 from .ndarray.stype import CSR, DEFAULT, ROW_SPARSE
 from .ops.arithmetic import add_into
 from .ops.cast import cast_storage
-from .ops.row_kernels import coalesce_rows
+from .ops.row_kernels import coalesce_rows, group_ids
 from .torch_compat import coo_parts, set_grad_enabled
 
 __all__ = ["coo_rows", "store", "store_nograd", "grad_array", "zero_grad", "scale_", "mark_fresh", "take_fresh",
@@ -175,17 +175,21 @@ def _scattered_row_sums(raw, vals, num_rows):
 
 def _sorted_row_sums(raw, vals):
     """``(sums, rows)`` of row ids ``raw`` (any order, repeats) and their ``vals`` rows: a
-    stable sort of the ids, one gather of each row's first values, then the repeats added
-    in their original order (few, in an Embedding's gradient)."""
-    ids, perm = raw.sort(stable=True)
-    rows, where, counts = torch.unique_consecutive(ids, return_inverse=True,
-                                                    return_counts=True)
-    starts = torch.cumsum(counts, 0) - counts
+    stable grouping of the ids (:func:`~sparsenet.ops.row_kernels.group_ids`), one gather
+    of each row's first values, then the repeats added in their original order (few, in an
+    Embedding's gradient).
+
+    >>> sums, rows = _sorted_row_sums(torch.tensor([3, 1, 3]), torch.tensor([[1.0], [2.0], [4.0]]))
+    >>> rows.tolist(), sums.tolist()
+    ([1, 3], [[2.0], [5.0]])
+    """
+    rows, starts, perm, where = group_ids(raw, return_inverse=True)
     sums = vals.index_select(0, perm[starts])
-    if rows.numel() != ids.numel():  # repeats: add each to its row's first values
-        later = torch.ones(ids.numel(), dtype=torch.bool)
+    if rows.numel() != raw.numel():  # repeats: add each to its row's first values
+        later = torch.ones(raw.numel(), dtype=torch.bool, device=raw.device)
         later[starts] = False
-        sums.index_add_(0, where[later], vals.index_select(0, perm[later]))
+        moved = perm[later]
+        sums.index_add_(0, where[moved], vals.index_select(0, moved))
     return sums, rows
 
 

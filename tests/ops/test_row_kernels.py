@@ -204,8 +204,8 @@ def test_coalesce_rows_sums_repeats_in_order():
 
 
 def test_coalesce_rows_declines_large_or_foreign_input():
-    assert row_kernels.coalesce_rows(torch.zeros(1025, dtype=torch.int64),
-                                     torch.zeros(1025, 2)) is None
+    n = row_kernels._COALESCE_MAX + 1
+    assert row_kernels.coalesce_rows(torch.zeros(n, dtype=torch.int64), torch.zeros(n, 2)) is None
     assert row_kernels.coalesce_rows(torch.tensor([1, 0]), torch.ones(2, 2).half()) is None
     assert row_kernels.coalesce_rows(torch.tensor([1, 0]).int(), torch.ones(2, 2)) is None
 

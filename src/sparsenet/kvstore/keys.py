@@ -19,6 +19,7 @@ import torch
 
 from ..base import IndexOutOfRangeError, InvalidArgumentError, InvalidArgumentTypeError
 from ..ndarray.ndarray import NDArray
+from ..ops.row_kernels import unique_ids
 
 __all__ = ["check_key", "check_priority", "key_value_pairs", "flat_arrays", "checked_row_ids",
            "KeyType"]
@@ -197,7 +198,7 @@ def checked_row_ids(row_ids, num_rows, key):
         raise InvalidArgumentTypeError(
             f"kvstore row_sparse_pull of key {key!r}: row_ids must hold integer row ids, got "
             f"a bool array")
-    ids = torch.unique(raw.to(torch.int64), sorted=True)
+    ids = unique_ids(raw.to(torch.int64), num_rows)  # ids out of range: torch's, then below
     if ids.numel() and (int(ids[0]) < 0 or int(ids[-1]) >= num_rows):
         bad = int(ids[0]) if int(ids[0]) < 0 else int(ids[-1])
         raise IndexOutOfRangeError(

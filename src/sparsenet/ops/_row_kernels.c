@@ -1,5 +1,6 @@
 /*
- * sparsenet.ops._row_kernels: fused CPU kernels for the lazy optimizer updates.
+ * sparsenet.ops._row_kernels: fused CPU kernels for the lazy optimizer updates, and
+ * the grouping of a batch's integer ids (a radix argsort, see "grouping ids").
  *
  * A lazy step touches only the rows named by a row_sparse gradient: random rows of
  * a large weight and of its states. With torch index ops each row is gathered,
@@ -310,6 +311,10 @@ ENTRY(sgd_mom, 2)
 ENTRY(adam, 3)
 ENTRY(adagrad, 2)
 
+/* ------------------------------------------------------------------ grouping ids */
+
+#include "group_ids.h"
+
 /* ------------------------------------------------------------------ coalescing rows */
 
 typedef struct {
@@ -348,6 +353,10 @@ static void sort_keypos(KeyPos *a, KeyPos *tmp, int64_t n)
             break; /* one run covered everything */
     }
 }
+
+/* coalesce_rows sorts at least this many ids with the radix argsort (fewer: the natural
+ * merge sort, cheaper on a small batch's few ascending runs). */
+#define COALESCE_RADIX_MIN 256
 
 #define SUM_GROUPS(T)                                                           \
     do {                                                                        \
@@ -438,7 +447,8 @@ static int64_t coalesce_in_place(const KeyPos *order, int64_t n, char *base, siz
     return m;
 }
 
-/* coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> number of distinct rows.
+/* coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> number of distinct rows,
+ * or -1 when the ids already increase strictly (nothing written).
  * Sorts the row ids (stably: repeats are summed in their original order) and sums the rows
  * of equal ids into out_vals; out_idx and out_vals have room for n ids and n rows, and
  * out_vals may be vals itself (coalescing the rows in place). */
@@ -456,6 +466,18 @@ static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
     }
     if (n == 0)
         return PyLong_FromLong(0);
+    const int64_t *ids = (const int64_t *)(uintptr_t)idx;
+    int64_t rise = 1;
+    while (rise < n && ids[rise] > ids[rise - 1])
+        rise++;
+    if (rise == n)
+        return PyLong_FromLong(-1); /* already coalesced (dot(csr, W)'s gradient): keep it */
+    int64_t lo = ids[0], hi = ids[0], descents = 0;
+    for (int64_t i = 1; i < n; i++) {
+        lo = ids[i] < lo ? ids[i] : lo;
+        hi = ids[i] > hi ? ids[i] : hi;
+        descents += ids[i] < ids[i - 1];
+    }
     const size_t rowbytes = (size_t)cols * (is_f64 ? 8 : 4);
     const int in_place = out_vals == vals;
     /* order and tmp (the sort's scratch, then dest when in place) and two carried rows */
@@ -469,14 +491,23 @@ static PyObject *py_coalesce_rows(PyObject *self, PyObject *args)
         mem = heap;
     }
     KeyPos *order = (KeyPos *)mem, *tmp = order + n;
-    const int64_t *ids = (const int64_t *)(uintptr_t)idx;
     int64_t *oi = (int64_t *)(uintptr_t)out_idx;
     int64_t groups = 0;
-    for (int64_t i = 0; i < n; i++) {
-        order[i].key = ids[i];
-        order[i].pos = i;
+    /* many ids out of order (none negative): the radix argsort into tmp's room, paired up */
+    int64_t *rs = (int64_t *)tmp, *ro = rs + n;
+    if (n >= COALESCE_RADIX_MIN && descents && lo >= 0 &&
+        radix_argsort(ids, n, hi, rs, ro) == 0) {
+        for (int64_t i = 0; i < n; i++) {
+            order[i].key = rs[i];
+            order[i].pos = ro[i];
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            order[i].key = ids[i];
+            order[i].pos = i;
+        }
+        sort_keypos(order, tmp, n);
     }
-    sort_keypos(order, tmp, n);
     if (in_place) {
         groups = coalesce_in_place(order, n, (char *)(uintptr_t)vals, rowbytes, is_f64, cols,
                                    oi, (int64_t *)tmp, (char *)(tmp + n));
@@ -607,7 +638,11 @@ static PyMethodDef methods[] = {
     {"adam", py_adam, METH_VARARGS, kernel_doc},
     {"adagrad", py_adagrad, METH_VARARGS, kernel_doc},
     {"coalesce_rows", py_coalesce_rows, METH_VARARGS,
-     "coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> distinct rows"},
+     "coalesce_rows(idx, vals, n, cols, is_f64, out_idx, out_vals) -> distinct rows, or -1 when "
+     "the ids already increase strictly"},
+    {"group_ids", py_group_ids, METH_VARARGS,
+     "group_ids(ids, n, bound, sorted, order, uniq, starts, inverse) -> distinct ids, or "
+     "-1 - position of the first id outside [0, bound)"},
     {"sgd_dense", py_sgd_dense, METH_VARARGS,
      "sgd_dense(weights, grads, sizes, lr, rescale, is_f64): plain SGD on small dense arrays"},
     {"sgd_mom_dense", py_sgd_mom_dense, METH_VARARGS,

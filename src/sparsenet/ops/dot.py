@@ -30,6 +30,7 @@ from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
+from .row_kernels import group_ids
 
 __all__ = ["dot", "batch_dot", "csr_dense_mm", "csr_t_dense_rsp"]
 
@@ -202,15 +203,10 @@ def _column_bags(x):
 
     Returns ``(columns, offsets, order)``: the sorted unique columns, where each
     column's run starts in the sorted order, and the permutation sorting the
-    values by column. int32 keys sort about twice as fast as int64.
+    values by column, stable: within a column the values keep their row-major
+    order (:func:`~sparsenet.ops.row_kernels.group_ids`, a radix argsort on the CPU).
     """
-    key = x._indices.to(torch.int32) if x._shape[1] < 2 ** 31 else x._indices
-    cols, order = torch.sort(key)
-    first = torch.empty(cols.numel(), dtype=torch.bool, device=cols.device)
-    if cols.numel():
-        first[0] = True
-        torch.ne(cols[1:], cols[:-1], out=first[1:])
-    return cols[first].to(torch.int64), first.nonzero().reshape(-1), order
+    return group_ids(x._indices, x._shape[1])
 
 
 def _weighted_bags(weight, ids, offsets, values):

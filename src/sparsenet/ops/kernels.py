@@ -9,6 +9,7 @@ import torch
 from ..base import IndexOutOfRangeError
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.row_sparse import RowSparseNDArray
+from .row_kernels import unique_ids
 
 __all__ = ["csr_keys", "csr_from_keys", "values_map", "csr_union", "csr_intersection",
            "rsp_union", "rsp_intersection", "csr_gather_dense", "scatter_add_dense",
@@ -51,9 +52,10 @@ def empty_rsp(shape, dtype, device):
         torch.zeros(0, dtype=torch.int64, device=device), tuple(shape))
 
 
-def unique_inverse(ids):
-    """``(sorted unique ids, inverse)`` of an int64 tensor."""
-    return torch.unique(ids, sorted=True, return_inverse=True)
+def unique_inverse(ids, bound=None):
+    """``(sorted unique ids, inverse)`` of an int64 tensor (ids in ``[0, bound)`` when given):
+    :func:`~sparsenet.ops.row_kernels.unique_ids`, a radix argsort on the CPU."""
+    return unique_ids(ids, bound, return_inverse=True)
 
 
 def csr_union(a, b, sign=1.0):

@@ -16,7 +16,10 @@ CUDA tensors. The callers are the rule rows' kernels in
 helpers of the training step use the same module: :func:`sgd_dense` and
 :func:`sgd_mom_dense` (plain SGD and SGD with momentum on the small dense parameters of
 a network in one call) and :func:`coalesce_rows`
-(the row_sparse form of a small batch's row gradient). Set
+(the row_sparse form of a batch's row gradient). :func:`sort_ids`, :func:`unique_ids` and
+:func:`group_ids` sort and group a batch's integer ids (CSR columns, gradient rows, pulled
+row ids) with one native stable radix argsort, about 10x faster than ``torch.sort`` at
+20,000 ids, falling back to torch where it does not apply. Set
 ``SPARSENET_NATIVE_ROWS=0`` (or :data:`ENABLED` to False) to use the torch kernels
 everywhere.
 
@@ -40,7 +43,8 @@ try:
 except ImportError:  # built without a C compiler: the torch kernels do the work
     _native = None
 
-__all__ = ["ENABLED", "available", "lazy_step", "sgd_dense", "sgd_mom_dense", "coalesce_rows"]
+__all__ = ["ENABLED", "available", "lazy_step", "sgd_dense", "sgd_mom_dense", "coalesce_rows",
+           "sort_ids", "unique_ids", "group_ids"]
 
 ENABLED = os.environ.get("SPARSENET_NATIVE_ROWS", "1") != "0"
 if _native is None and ENABLED:  # told once, at import
@@ -50,7 +54,10 @@ if _native is None and ENABLED:  # told once, at import
                   "SPARSENET_NATIVE_ROWS=0 silences this.", NativeKernelWarning, stacklevel=2)
 _NUM_ARRAYS = {"sgd": 1, "sgd_mom": 2, "adam": 3, "adagrad": 2}
 _DTYPES = (torch.float32, torch.float64)
-_COALESCE_MAX = 1024  # more ids: torch's coalesce (its sort wins from about 2,000 ids)
+#: Most ids :func:`coalesce_rows` takes (measured, one thread, 128 float32 columns, random
+#: ids under 10**6: 2,000 ids 76 against torch's coalesce 172 us, 20,000 ids 1.1 against
+#: 2.5 ms, 40,000 ids 2.5 against 4.4 ms); larger gradients go to torch's threads.
+_COALESCE_MAX = 1 << 16
 _SMALL = 1 << 16  # elements: larger dense weights go to torch's multi-threaded kernels
 
 
@@ -221,14 +228,16 @@ def coalesce_rows(rows, values, in_place=False):
 
     The row gradient of ``embedding_bag`` (``dot(csr, W)``) has one row per stored
     value of the batch, with repeats; a row_sparse gradient holds each row once, in
-    order. Repeats are summed in their original order. Only small batches take this
-    path (up to 1,024 ids), where torch's coalesce costs more: about 7.8 against 5.6 us at
-    100 ids of 128 floats, 38 against 26 us at 1,000.
+    order. Repeats are summed in their original order. The ids are sorted by the natural
+    merge sort of a few ascending runs (a small batch's) or, from 256 ids, the radix
+    argsort of :func:`sort_ids`; up to ``_COALESCE_MAX`` ids, where torch's coalesce costs
+    more (about 7.8 against 5.6 us at 100 ids of 128 floats, 172 against 76 us at 2,000).
     With ``in_place`` the sums are written over ``values`` (a view of it is returned):
     for values nobody else holds, such as those of a gradient autograd has just handed
     over. ``rows`` is never written (a sparse gradient's ids are often the input's own
     index tensor); it may also be given as the ``(1, n)`` index tensor of a sparse COO
-    tensor.
+    tensor. Ids that already increase strictly (a coalesced gradient) are returned as
+    they are, ``(rows.view(-1), values)``, with nothing copied.
 
     >>> got = coalesce_rows(torch.tensor([4, 1, 4]), torch.tensor([[1.0], [2.0], [3.0]]))
     >>> got is None or (got[0].tolist(), got[1].tolist()) == ([1, 4], [[2.0], [4.0]])
@@ -247,6 +256,172 @@ def coalesce_rows(rows, values, in_place=False):
     m = _native.coalesce_rows(rows.data_ptr(), values.data_ptr(), n, cols,
                               values.dtype == torch.float64, out_rows.data_ptr(),
                               out_values.data_ptr())
+    if m < 0:  # already coalesced: nothing was written
+        return rows.view(-1), values
     if in_place:
         _bump_versions((values,))
     return (out_rows, out_values) if m == n else (out_rows[:m], out_values[:m])
+
+
+# ---------------------------------------------------------------------- grouping ids
+#: Fewest ids grouped natively. Below, torch costs about as much (one thread, medians of
+#: :func:`sort_ids` against ``torch.sort(stable=True)``: 8 random ids under 10**6 2.9 against
+#: 2.9 us, 128 ids 3.4 against 3.9, 512 ids 5.1 against 7.3, 2,000 ids 11 against 60, 20,000
+#: ids 0.10 against 1.06 ms; :func:`group_ids` 4.3 against 13 us at 8 ids).
+_GROUP_MIN = 16
+_ANY_BOUND = (1 << 63) - 1
+
+
+def _native_group(ids, bound, unique, starts, inverse):
+    """``(sorted, order, unique, starts, inverse)`` of ``ids`` by the native radix argsort
+    (None for each output not asked for), or None where it does not apply: not built or
+    disabled, not a contiguous CPU int64 tensor, fewer than ``_GROUP_MIN`` ids, or an id outside
+    ``[0, bound)`` (the caller's torch path then gives the same results, or its own error)."""
+    if not ENABLED or _native is None:
+        return None
+    n = ids.numel()
+    if n < _GROUP_MIN or ids.dtype != torch.int64 or not ids.is_cpu or not ids.is_contiguous():
+        return None
+    bound = _ANY_BOUND if bound is None else min(bound, _ANY_BOUND)
+    if bound <= 0:
+        return None
+    new = ids.new_empty  # int64 on the CPU (cheaper than torch.empty)
+    s, o = new(n), new(n)
+    u = new(n) if unique else None
+    st = new(n) if starts else None
+    inv = new(n) if inverse else None
+    m = _native.group_ids(ids.data_ptr(), n, bound, s.data_ptr(), o.data_ptr(),
+                          u.data_ptr() if unique else 0, st.data_ptr() if starts else 0,
+                          inv.data_ptr() if inverse else 0)
+    if m < 0:
+        return None
+    if m < n:
+        u = u[:m] if unique else None
+        st = st[:m] if starts else None
+    return s, o, u, st, inv
+
+
+def sort_ids(ids, bound=None):
+    """Stable ascending sort of integer ids: ``(sorted ids, order)``, ``ids[order] == sorted``.
+
+    Equal ids keep their input order (as ``numpy.argsort(kind='stable')``). A contiguous
+    CPU int64 tensor of at least 16 ids in ``[0, bound)`` takes the native radix
+    argsort (about 10x faster than ``torch.sort`` at 20,000 ids); anything else, ids out of
+    range included, ``torch.sort(stable=True)``, with the same result.
+
+    Parameters
+    ----------
+    ids : torch.Tensor
+        1-D integer tensor (not written).
+    bound : int, optional
+        Every id is expected below ``bound`` (and not negative); None: any int64 id.
+
+    Returns
+    -------
+    sorted : torch.Tensor
+        The ids in ascending order (``ids``' dtype).
+    order : torch.Tensor
+        int64 positions in ``ids`` of the sorted ids.
+
+    Examples
+    --------
+    >>> import torch
+    >>> s, o = sort_ids(torch.tensor([5, 1, 5, 0] * 20), bound=6)
+    >>> s[:3].tolist(), o[:3].tolist(), o[-3:].tolist()
+    ([0, 0, 0], [3, 7, 11], [74, 76, 78])
+    """
+    got = _native_group(ids, bound, False, False, False)
+    if got is None:
+        return _sort_ids_torch(ids)
+    return got[0], got[1]
+
+
+def unique_ids(ids, bound=None, return_inverse=False):
+    """Sorted distinct integer ids (and, with ``return_inverse``, each id's position among
+    them), as ``torch.unique(ids, sorted=True, return_inverse=...)`` gives them.
+
+    Takes the native radix argsort under the conditions of :func:`sort_ids` (about 8x
+    faster than ``torch.unique`` at 20,000 ids), else ``torch.unique``.
+
+    Parameters
+    ----------
+    ids : torch.Tensor
+        1-D integer tensor (not written).
+    bound : int, optional
+        Every id is expected in ``[0, bound)``; None: any int64 id.
+    return_inverse : bool
+        Also return ``inverse`` (int64), ``unique[inverse] == ids``.
+
+    Returns
+    -------
+    unique : torch.Tensor
+        The distinct ids in ascending order.
+    inverse : torch.Tensor
+        Only with ``return_inverse``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> u, inv = unique_ids(torch.tensor([7, 3, 7, 9] * 20), bound=10, return_inverse=True)
+    >>> u.tolist(), inv[:4].tolist()
+    ([3, 7, 9], [1, 0, 1, 2])
+    """
+    got = _native_group(ids, bound, True, False, return_inverse)
+    if got is None:
+        return _unique_ids_torch(ids, return_inverse)
+    return (got[2], got[4]) if return_inverse else got[2]
+
+
+def group_ids(ids, bound=None, return_inverse=False):
+    """Group equal integer ids: ``(unique, starts, order[, inverse])``.
+
+    ``order`` is the stable ascending order of ``ids`` (:func:`sort_ids`), ``unique`` the
+    distinct ids and ``starts`` (int64) where each one's run begins in that order:
+    ``ids[order[starts[k]:starts[k + 1]]] == unique[k]``. ``inverse`` (int64) is each id's
+    position in ``unique``. The native radix argsort where :func:`sort_ids` takes it.
+
+    Parameters
+    ----------
+    ids : torch.Tensor
+        1-D integer tensor (not written).
+    bound : int, optional
+        Every id is expected in ``[0, bound)``; None: any int64 id.
+    return_inverse : bool
+        Also return ``inverse``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> u, starts, order = group_ids(torch.tensor([4, 2, 4, 4, 2]), bound=5)
+    >>> u.tolist(), starts.tolist(), order.tolist()
+    ([2, 4], [0, 2], [1, 4, 0, 2, 3])
+    """
+    got = _native_group(ids, bound, True, True, return_inverse)
+    if got is None:
+        return _group_ids_torch(ids, return_inverse)
+    return (got[2], got[3], got[1], got[4]) if return_inverse else (got[2], got[3], got[1])
+
+
+def _sort_ids_torch(ids):
+    """:func:`sort_ids` by ``torch.sort`` (any device, dtype, layout)."""
+    s, order = torch.sort(ids, stable=True)
+    return s, order
+
+
+def _unique_ids_torch(ids, return_inverse=False):
+    """:func:`unique_ids` by ``torch.unique``."""
+    return torch.unique(ids, sorted=True, return_inverse=return_inverse)
+
+
+def _group_ids_torch(ids, return_inverse=False):
+    """:func:`group_ids` by ``torch.sort`` and a comparison of neighbours."""
+    s, order = torch.sort(ids, stable=True)
+    first = torch.ones(s.numel(), dtype=torch.bool, device=s.device)
+    if s.numel() > 1:
+        torch.ne(s[1:], s[:-1], out=first[1:])
+    unique, starts = s[first], first.nonzero().reshape(-1)
+    if not return_inverse:
+        return unique, starts, order
+    inverse = torch.empty_like(order)
+    inverse[order] = torch.cumsum(first, 0) - 1
+    return unique, starts, order, inverse
