@@ -1,7 +1,7 @@
 """``python -m sparsenet``: the ``sparsenet`` command without the console script."""
 import sys
 
-from .cli.main import main
+from .cli.main import program
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

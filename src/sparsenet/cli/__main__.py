@@ -1,7 +1,7 @@
 """``python -m sparsenet.cli``: the ``sparsenet`` command without the console script."""
 import sys
 
-from .main import main
+from .main import program
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(program())

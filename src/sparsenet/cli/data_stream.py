@@ -13,6 +13,8 @@ row once per pass, in file order). Labels are checked against the task:
 >>> task_labels(np.array([-1.0, 1.0]), 'binary', None, 'd.svm', 0)
 array([0., 1.], dtype=float32)
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import autograd
@@ -20,8 +22,8 @@ from ..base import InvalidArgumentError
 from ..io import LibSVMIter
 from .model_schema import MAX_AUTO_CLASSES
 
-__all__ = ["open_batches", "task_labels", "infer_labels", "predictions", "MAX_AUTO_CLASSES",
-           "scaled"]
+__all__ = ["open_batches", "batch_groups", "training_groups", "Step", "task_labels",
+           "infer_labels", "predictions", "MAX_AUTO_CLASSES", "scaled"]
 
 
 
@@ -29,10 +31,84 @@ def open_batches(path, features, batch_size, ctx, index_base=0, workers=4, scale
     """A ``LibSVMIter`` over ``path`` with ``features`` columns; with ``scale`` (each
     feature's divisor, ``--scale``), batches whose values are divided by it
     (:func:`scaled`)."""
-    batches = LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size,
-                         round_batch=False, ctx=ctx, zero_based=index_base == 0,
-                         prefetch_buffer=workers)
+    batches = _iterator(path, features, batch_size, ctx, index_base, workers)
     return batches if scale is None else scaled(batches, scale, ctx)
+
+
+def _iterator(path, features, batch_size, ctx, index_base, workers):
+    return LibSVMIter(data_libsvm=path, data_shape=(features,), batch_size=batch_size,
+                      round_batch=False, ctx=ctx, zero_based=index_base == 0,
+                      prefetch_buffer=workers)
+
+
+def batch_groups(path, features, batch_size, ctx, index_base=0, workers=4, scale=None):
+    """Yield the batches of :func:`open_batches` a list at a time: those each parsed chunk of
+    ``path`` completes (:meth:`sparsenet.io.LibSVMIter.next_group`), so that a reader thread
+    hands them over in one piece."""
+    batches = _iterator(path, features, batch_size, ctx, index_base, workers)
+    rescale = None if scale is None else _scaler(scale, ctx)
+    while True:
+        group = batches.next_group()
+        if not group:
+            return
+        if rescale is not None:
+            for batch in group:
+                rescale(batch)
+        yield group
+
+
+class Step(NamedTuple):
+    """One training batch made ready for the step (:func:`training_groups`)."""
+
+    #: the CSR data
+    x: object
+    #: the labels as the loss takes them: an NDArray on ``x``'s context
+    y: object
+    #: the same labels as a NumPy float32 vector (for the metrics)
+    labels: object
+
+
+def training_groups(groups, task, classes, path, label_values=None, watch=None):
+    """Yield each list of batches of ``groups`` (:func:`batch_groups`) as a list of
+    :class:`Step`: its labels checked and mapped for ``task`` in one pass over the group
+    (:func:`task_labels`, whose error names the row in ``path``) and placed beside the data.
+
+    With ``watch`` (a dict with ``min_index`` and ``max_abs``), the smallest column and the
+    largest absolute value of every batch are noted in it (:func:`sparsenet.cli.notices.
+    check_data` warns about them after the epoch). Runs in ``sparsenet train``'s reader
+    thread (:mod:`sparsenet.cli.read_ahead`), so that the training thread only steps.
+    """
+    import torch  # on first use: building the parser imports no torch
+
+    from ..ndarray import array, from_torch  # on first use (as above)
+
+    row = 0
+    for group in groups:
+        sizes = [batch.label[0].shape[0] for batch in group]
+        raw = np.concatenate([batch.label[0].asnumpy() for batch in group])
+        labels = task_labels(raw, task, classes, path, row, label_values)
+        row += labels.size
+        x0 = group[0].data[0]
+        ys = torch.split(array(labels, ctx=x0.context).to_torch(), sizes)
+        views = np.split(labels, np.cumsum(sizes[:-1]))
+        if watch is not None:
+            for batch in group:
+                _watch(watch, batch.data[0], torch)
+        yield [Step(batch.data[0], from_torch(y), view)
+               for batch, y, view in zip(group, ys, views)]
+
+
+def _watch(watch, x, torch):
+    """Note the smallest column and the largest absolute value of the CSR batch ``x``."""
+    if x.stype != "csr":
+        return
+    parts = x.to_torch()  # shares the parts (``x.indices`` and ``x.data`` are copies)
+    values = parts.values()
+    if not values.numel():
+        return
+    watch["min_index"] = min(watch["min_index"], int(parts.col_indices().min()))
+    low, high = torch.aminmax(values)
+    watch["max_abs"] = max(watch["max_abs"], float(-low), float(high))
 
 
 def scaled(batches, scale, ctx):
@@ -47,17 +123,28 @@ def scaled(batches, scale, ctx):
     array([[0. , 0.5],
            [1. , 1. ]], dtype=float32)
     """
+    rescale = _scaler(scale, ctx)
+    for batch in batches:
+        rescale(batch)
+        yield batch
+
+
+def _scaler(scale, ctx):
+    """A function that divides, in the batch it is given, each CSR value by its feature's
+    ``scale`` (the batch's data array is replaced, not written into)."""
     # on first use: the ndarray namespace imports torch
     from ..ndarray import array, take
     from ..ndarray.sparse import csr_matrix  # on first use (as above)
 
     inverse = array((1.0 / np.asarray(scale, np.float64)).astype(np.float32), ctx=ctx)
-    for batch in batches:
+
+    def rescale(batch):
         x = batch.data[0]
         factors = take(inverse, x.indices)
         batch.data[0] = csr_matrix((x.data * factors, x.indices, x.indptr), shape=x.shape,
                                    validate=False)
-        yield batch
+
+    return rescale
 
 
 def task_labels(labels, task, classes, path, row0, label_values=None):

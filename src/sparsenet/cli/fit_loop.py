@@ -11,7 +11,8 @@ each batch's update) and on the validation file, appends them to
 better than every earlier one is checkpointed (``OUT`` keeps the best epoch, its record
 says ``"kept": true``), and ``--patience`` worse epochs in a row stop training (:func:`fit`).
 The batches are made ahead in a background thread (:mod:`sparsenet.cli.read_ahead`) while
-the current one trains.
+the current one trains: a parsed chunk's worth at a time, labels checked and placed
+(:func:`sparsenet.cli.data_stream.training_groups`), so the training thread only steps.
 
 The training objective is reported under its own name (:func:`objective_name`) only
 when it is not already one of the task's metrics: the ``logistic`` and ``softmax``
@@ -33,10 +34,9 @@ import numpy as np
 import tqdm
 
 from .. import autograd
-from .. import ndarray as nd
 from ..atomic import atomic_write
 from ..base import InvalidArgumentError
-from .data_stream import open_batches, predictions, task_labels
+from .data_stream import batch_groups, open_batches, predictions, training_groups
 from .metrics_report import format_metrics, task_metrics
 from .model_dir import write_checkpoint
 from .model_schema import MAX_JSON_BYTES, check_record, read_json_text
@@ -103,46 +103,35 @@ def _catch_up(trainer, x):
 
 
 def _train_epoch(net, loss_fn, trainer, config, opts, bar, watch):
-    task, classes = config["task"], config["classes"]
-    batches = read_ahead(open_batches(opts.data, config["features"], opts.batch_size,
-                                      opts.context, config["index_base"], opts.num_workers,
-                                      opts.scale_vector))
+    groups = read_ahead(training_groups(
+        batch_groups(opts.data, config["features"], opts.batch_size, opts.context,
+                     config["index_base"], opts.num_workers, opts.scale_vector),
+        config["task"], config["classes"], opts.data, config.get("labels"), watch))
     objective = objective_name(config["loss"])
     labels_seen, scores_seen = [], []
     loss_sum, rows = 0.0, 0
-    for batch in batches:
-        x = batch.data[0]
-        if watch is not None:
-            _watch(watch, x)
-        _catch_up(trainer, x)
-        labels = task_labels(batch.label[0].asnumpy(), task, classes, opts.data, rows,
-                             config.get("labels"))
-        y = nd.array(labels, ctx=x.context)
-        with autograd.record():
-            scores = net(x)
-            loss = loss_fn(scores, y)
-        loss.backward()
-        trainer.step(labels.size)
-        # NumPy on the host copies: no operator dispatch per batch for the bookkeeping
-        loss_sum += float(loss.asnumpy().sum(dtype=np.float64))
-        rows += labels.size
-        labels_seen.append(labels)
-        scores_seen.append(scores.asnumpy())
-        bar.update(labels.size)
-        bar.set_postfix({objective or "logloss": f"{loss_sum / rows:.4f}"}, refresh=False)
+    for group in groups:
+        for x, y, labels in group:
+            _catch_up(trainer, x)
+            with autograd.record():
+                scores = net(x)
+                loss = loss_fn(scores, y)
+            loss.backward()
+            trainer.step(labels.size)
+            # NumPy on the host copies: no operator dispatch per batch for the bookkeeping
+            loss_sum += float(loss.asnumpy().sum(dtype=np.float64))
+            rows += labels.size
+            labels_seen.append(labels)
+            scores_seen.append(scores.asnumpy())
+            bar.update(labels.size)
+        if rows:
+            bar.set_postfix({objective or "logloss": f"{loss_sum / rows:.4f}"}, refresh=False)
     if not rows:
         return {}, 0
     metrics = {objective: loss_sum / rows} if objective else {}
-    metrics.update(task_metrics(task, np.concatenate(labels_seen), np.concatenate(scores_seen)))
+    metrics.update(task_metrics(config["task"], np.concatenate(labels_seen),
+                                np.concatenate(scores_seen)))
     return metrics, rows
-
-
-def _watch(watch, x):
-    """Note the smallest column and the largest absolute value of the CSR batch ``x``."""
-    if x.stype != "csr" or not x.data.size:
-        return
-    watch["min_index"] = min(watch["min_index"], int(x.indices.asnumpy().min()))
-    watch["max_abs"] = max(watch["max_abs"], float(np.abs(x.data.asnumpy()).max()))
 
 
 def evaluate(net, config, path, opts):

@@ -3,9 +3,12 @@
 :class:`~sparsenet.io.LibSVMIter` already parses the file's chunks in background threads
 (the parser releases the GIL); what is left on the training thread is cutting the parsed
 chunks into batches and wrapping them (CSR slicing, labels, ``--scale``). :func:`read_ahead`
-moves that too onto one thread of its own, ``depth`` batches ahead, so that it runs while
-torch's kernels (which release the GIL) compute the current step. The batches and their
-order are those of the plain iteration, so training gives the same weights bit for bit.
+moves that too onto one thread of its own, ``depth`` items ahead, so that it runs while
+torch's kernels (which release the GIL) compute the current step. ``sparsenet train`` hands
+it whole groups (the batches of a parsed chunk, labels checked:
+:func:`sparsenet.cli.data_stream.training_groups`), so one hand-over serves several steps.
+The items and their order are those of the plain iteration, so training gives the same
+weights bit for bit.
 
 An exception raised while making a batch is raised by the consumer at that batch, and a
 consumer that stops early (an error in the step, Ctrl-C) stops the thread.

@@ -25,6 +25,12 @@ printed as a note on stderr. A warning names data that looks 1-based but is read
 0-based, and features with large magnitudes (``--scale`` divides each by its largest
 absolute value).
 
+Reading starts before torch loads (:func:`prepare`, :mod:`sparsenet.cli.head_start`): the
+pass over DATA when sizes are inferred, else the first 256 MiB of DATA (and
+``--num-workers`` chunks of VAL), parsed while ``import torch`` runs and taken over by the
+first epoch's reader; the batches are then made a parsed chunk at a time in a reader thread
+(:mod:`sparsenet.cli.read_ahead`), so the training thread only steps.
+
 >>> from sparsenet.cli.main import build_parser
 >>> args = build_parser().parse_args(["train", "d.svm", "--features", "100", "--out", "m"])
 >>> args.optimizer, args.lazy, args.epochs, args.patience
@@ -199,15 +205,56 @@ _FLAG_NAMES = {"features": "--features", "classes": "--classes",
                "factor_size": "--factor-size", "hidden": "--hidden"}
 
 
-def _scan(args, need_labels):
-    """One pass over DATA when something must be inferred (:mod:`.data_scan`), else None."""
-    if args.features is not None and not need_labels and not args.scale:
+def _needs_labels(args):
+    """Whether a fresh model's classes must come from the labels of DATA."""
+    task = LOSS_TASKS[args.loss] if args.loss else None
+    return (MODELS[args.model or "logistic"][0] or task) == "multiclass" and args.classes is None
+
+
+def _needs_scan(args):
+    return args.features is None or args.scale or _needs_labels(args)
+
+
+def prepare(args):
+    """Start reading in the background, before :func:`sparsenet.cli.main.main` imports
+    torch (the parser releases the GIL, so it runs beside the import; see
+    :mod:`sparsenet.cli.head_start`): the pass over DATA that a fresh model's sizes need
+    (:func:`_scan`), or, when nothing is to be inferred, the first chunks of the first
+    epoch and of the validation file."""
+    args.scan_job, args.early = None, []
+    if args.resume or not os.path.exists(args.data):
+        return
+    from .head_start import read_early, start  # on first use (start-up)
+
+    if _needs_scan(args):
+        from .data_scan import scan_data  # on first use (start-up)
+
+        args.scan_job = start(scan_data, args.data, args.index_base, MAX_AUTO_CLASSES,
+                              per_feature=args.scale)
+        return
+    from ..io.libsvm.source import DEFAULT_CHUNK_SIZE  # on first use (start-up)
+
+    args.early.append(read_early(args.data, args.features, args.index_base))
+    if args.val is not None:  # as deep as its reader reads ahead (--num-workers)
+        args.early.append(read_early(args.val, args.features, args.index_base,
+                                     nbytes=args.num_workers * DEFAULT_CHUNK_SIZE))
+
+
+def _scan(args):
+    """One pass over DATA when something must be inferred (:mod:`.data_scan`), else None:
+    the one :func:`prepare` started, or a new one."""
+    if not _needs_scan(args):
         return None
     from .data_scan import scan_data  # on first use (start-up)
 
     from .notices import check_data  # on first use (start-up)
 
-    summary = scan_data(args.data, args.index_base, MAX_AUTO_CLASSES, per_feature=args.scale)
+    job = getattr(args, "scan_job", None)
+    if job is not None:
+        summary = job.result()
+    else:
+        summary = scan_data(args.data, args.index_base, MAX_AUTO_CLASSES,
+                            per_feature=args.scale)
     args.rows_known = summary.rows
     check_data(args, summary.min_index, summary.max_abs)
     return summary
@@ -256,8 +303,8 @@ def _fresh_config(args):
 
     task = LOSS_TASKS[args.loss] if args.loss else None
     classes, labels = args.classes, None
-    need_labels = (MODELS[model][0] or task) == "multiclass" and classes is None
-    summary = _scan(args, need_labels)
+    need_labels = _needs_labels(args)
+    summary = _scan(args)
     features = args.features if args.features is not None else _infer_features(args, summary)
     args.size_names = dict(_FLAG_NAMES)
     if need_labels:
@@ -308,6 +355,15 @@ def _resumed_config(args):
 
 
 def run(args):
+    try:
+        return _run(args)
+    finally:
+        for stream in getattr(args, "early", ()):  # those not taken over (an error came first)
+            if stream is not None:
+                stream.close()
+
+
+def _run(args):
     # on first use: these import torch, which building the parser must not
     from .fit_loop import read_history
     from .index_hint import index_hint  # on first use (start-up)
@@ -350,6 +406,7 @@ def _train(config, args, history):
     from ..gluon.trainer import Trainer  # on first use (start-up)
     from ..models.tasks import make_loss  # on first use (start-up)
     from .fit_loop import fit  # on first use (start-up)
+    from .head_start import settle_heap  # on first use (start-up)
     from .model_dir import build_model, check_states  # on first use (start-up)
 
     net = build_model(config)
@@ -371,4 +428,5 @@ def _train(config, args, history):
         trainer.load_states(states)
         check_states(trainer, config, states)
     loss_fn = make_loss(config["loss"], config["task"])
+    settle_heap()  # start-up is over (sparsenet.cli.head_start)
     return fit(net, loss_fn, trainer, config, args, config["epoch"], history)

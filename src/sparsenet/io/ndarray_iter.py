@@ -2,13 +2,12 @@
 from collections import OrderedDict
 
 import numpy as np
-import scipy.sparse as sp
 import torch
 
 from ..base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError
 from ..ndarray.base_sparse import BaseSparseNDArray
 from ..ndarray.creation import array as nd_array
-from ..ndarray.creation import from_scipy
+from ..ndarray.creation import _issparse, from_scipy
 from ..ndarray.ndarray import NDArray
 from ..ops.indexing import take
 from .base import DataBatch, DataDesc, DataIter
@@ -23,7 +22,7 @@ _CHUNK_BATCHES = 16  # ... upcoming batches at most (one batch at least)
 def _as_array(x, name):
     if isinstance(x, NDArray):
         return x
-    if sp.issparse(x):
+    if _issparse(x):
         return from_scipy(x.tocsr())
     if isinstance(x, torch.Tensor):
         return NDArray(x)
@@ -40,7 +39,7 @@ def _init_data(data, allow_empty, default_name):
         if not allow_empty:
             raise InvalidArgumentError("NDArrayIter: data must not be None")
         return []
-    if isinstance(data, (NDArray, np.ndarray, torch.Tensor)) or sp.issparse(data):
+    if isinstance(data, (NDArray, np.ndarray, torch.Tensor)) or _issparse(data):
         data = [data]
     if isinstance(data, (list, tuple)):
         if not data and not allow_empty:

@@ -2,7 +2,6 @@
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 import torch
 
 from ..base import IndexOutOfRangeError, InvalidArgumentError
@@ -173,6 +172,8 @@ class CSRNDArray(BaseSparseNDArray):
         >>> mx.nd.sparse.csr_matrix(([5.0], [1], [0, 1]), shape=(1, 2)).asscipy().toarray()
         array([[0., 5.]], dtype=float32)
         """
+        import scipy.sparse as sp  # on first use (start-up: training never needs SciPy)
+
         data = self._data.detach().cpu().numpy().copy()
         return sp.csr_matrix((data, self._indices.cpu().numpy().copy(),
                               self._indptr.cpu().numpy().copy()), shape=self._shape)

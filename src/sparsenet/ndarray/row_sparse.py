@@ -1,5 +1,4 @@
 """The row-sparse array :class:`RowSparseNDArray` (stored row slices of an n-D array)."""
-import scipy.sparse as sp
 import torch
 
 from ..base import InvalidArgumentError, ShapeError
@@ -153,6 +152,8 @@ class RowSparseNDArray(BaseSparseNDArray):
         """Return a ``scipy.sparse.csr_matrix`` copy of a 2-D row_sparse array."""
         if len(self._shape) != 2:
             raise ShapeError(f"asscipy() needs a 2-D array, got shape {self._shape}")
+        import scipy.sparse as sp  # on first use (start-up: training never needs SciPy)
+
         return sp.csr_matrix(self.asnumpy())
 
     def to_torch(self):

@@ -3,11 +3,11 @@ import os
 import tempfile
 
 import numpy as np
-import scipy.sparse as sp
 import torch
 
 from ...base import InvalidArgumentError, InvalidArgumentTypeError, ShapeError, StorageTypeError
 from ...ndarray.base_sparse import BaseSparseNDArray
+from ...ndarray.creation import _issparse
 from ...ndarray.csr import CSRNDArray
 from ...ndarray.ndarray import NDArray
 from .compression import check_write, open_write
@@ -31,6 +31,8 @@ def _as_csr_parts(data):
         data = data.asnumpy()
     elif isinstance(data, torch.Tensor):
         data = data.detach().cpu().numpy()
+    import scipy.sparse as sp  # on first use (start-up: reading never needs SciPy)
+
     if sp.issparse(data):
         m = sp.csr_matrix(data, copy=True)
         m.sum_duplicates()
@@ -64,7 +66,9 @@ def _numbers(a):
 
 def _label_strings(label, n, multilabel, allow_nonfinite):
     if multilabel:
-        if isinstance(label, CSRNDArray) or sp.issparse(label):
+        if isinstance(label, CSRNDArray) or _issparse(label):
+            import scipy.sparse as sp  # on first use (start-up: reading never needs SciPy)
+
             m = label.asscipy() if isinstance(label, CSRNDArray) else sp.csr_matrix(label)
             m = sp.csr_matrix(m)
             m.eliminate_zeros()
@@ -86,7 +90,7 @@ def _label_strings(label, n, multilabel, allow_nonfinite):
                     f"save_libsvm: multi-label row {i} holds {r.tolist()}; class "
                     f"ids must be non-negative integers")
         return np.array([",".join(str(int(c)) for c in r) for r in rows], dtype=_S)
-    if isinstance(label, BaseSparseNDArray) or sp.issparse(label):
+    if isinstance(label, BaseSparseNDArray) or _issparse(label):
         raise StorageTypeError(
             "save_libsvm: a sparse label needs multilabel=True (it is written as "
             "class-id lists)")
@@ -180,7 +184,7 @@ def save_libsvm(path, data, label, *, zero_based=True, multilabel=False, query_i
     if (native_available() and values.dtype == np.float32 and not multilabel
             and query_id is None and weight is None):
         lab = _as_numpy(label) if not (isinstance(label, BaseSparseNDArray)
-                                       or sp.issparse(label)) else None
+                                       or _issparse(label)) else None
         if lab is not None and lab.dtype == np.float32 and lab.shape in ((n,), (n, 1)):
             fast = np.ascontiguousarray(lab.reshape(n))
             _check_finite_labels(fast, allow_nonfinite)

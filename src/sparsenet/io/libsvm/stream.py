@@ -35,12 +35,15 @@ from .errors import KernelError, LibSVMFormatError, make_error
 from .source import (DEFAULT_CHUNK_SIZE, FrameTask, RangeTask, StreamTask, count_newlines,
                      plan)
 
-__all__ = ["ChunkStream", "ParsedChunk", "parse_chunk", "num_threads"]
+__all__ = ["ChunkStream", "ParsedChunk", "parse_chunk", "num_threads", "head_start", "claim"]
 
 # chunks parsed ahead for one compressed file, at most (its chunk count is unknown up front)
 _STREAM_AHEAD = 64
 _pool = None
 _pool_lock = threading.Lock()
+# streams started by head_start() that no reader has claimed yet: key -> ChunkStream
+_started = {}
+_started_lock = threading.RLock()  # reentrant: close() may run from __del__
 
 
 def num_threads():
@@ -176,6 +179,12 @@ class ChunkStream:
         if not self._closed:
             self._fill()
 
+    def _lower(self, ahead):
+        """Keep at most ``ahead`` chunks in flight from now on (those already started are
+        kept, and handed out first)."""
+        with self._lock:
+            self._ahead = max(1, int(ahead))
+
     # the consumer side ---------------------------------------------------------
     def __iter__(self):
         return self
@@ -217,6 +226,10 @@ class ChunkStream:
         if self._closed:
             return
         self._closed = True
+        if _started:  # a head start nobody claimed: forget it
+            with _started_lock:
+                for key in [k for k, v in _started.items() if v is self]:
+                    del _started[key]
         for f in self._pending:
             f.cancel()
         self._pending.clear()
@@ -232,3 +245,48 @@ class ChunkStream:
             self.close()
         except Exception:  # pragma: no cover - interpreter shutdown
             pass
+
+
+def _key(files, opts, num_parts, part_index, chunk_size):
+    return (tuple(files), opts, int(num_parts), int(part_index), int(chunk_size))
+
+
+def head_start(files, opts, chunks, num_parts=1, part_index=0, chunk_size=DEFAULT_CHUNK_SIZE):
+    """Start parsing a part now, ``chunks`` chunks deep, for the reader made later with the
+    same files, options, part and chunk size to take over (:func:`claim`).
+
+    A program that knows what it will read before it can read it (``sparsenet train``,
+    before ``import torch``: the kernel releases the GIL, so the chunks are parsed on
+    another core meanwhile) calls this; memory is bounded by ``chunks`` parsed chunks.
+    An unclaimed stream is closed by :meth:`ChunkStream.close` (the caller's).
+
+    >>> import os, tempfile
+    >>> from sparsenet.io.libsvm.source import list_files
+    >>> from sparsenet.io.libsvm.options import ParseOptions
+    >>> p = os.path.join(tempfile.mkdtemp(), 'x.svm')
+    >>> with open(p, 'wb') as f:
+    ...     _ = f.write(b'1 0:1\\n0 2:2\\n')
+    >>> early = head_start(list_files(p), ParseOptions(), chunks=8)
+    >>> claim(list_files(p), ParseOptions(), 1, 0, DEFAULT_CHUNK_SIZE, ahead=4) is early
+    True
+    """
+    stream = ChunkStream(files, opts, num_parts, part_index, chunk_size, ahead=chunks)
+    stream.start()
+    with _started_lock:
+        old = _started.pop(_key(files, opts, num_parts, part_index, chunk_size), None)
+        _started[_key(files, opts, num_parts, part_index, chunk_size)] = stream
+    if old is not None:
+        old.close()
+    return stream
+
+
+def claim(files, opts, num_parts, part_index, chunk_size, ahead):
+    """The stream :func:`head_start` began for exactly these arguments, from now on with at
+    most ``ahead`` chunks in flight; None when there is none (or it was closed). A stream
+    is claimed once: the next reader of the part starts afresh."""
+    with _started_lock:
+        stream = _started.pop(_key(files, opts, num_parts, part_index, chunk_size), None)
+    if stream is None or stream._closed:
+        return None
+    stream._lower(ahead)
+    return stream
