@@ -163,6 +163,10 @@ class DistKVStore(KVStore):
             return place(NDArray(out[0]), value.context)
         return place(type(value)._from_parts(*out, value.shape), value.context)
 
+    def _borrows_pushed(self):
+        """Never: the reduction over the ranks may write into this process's sum."""
+        return False
+
     @profiler.traced("allreduce")
     def _reduce_all(self, merged):
         """Every rank's sum of this push's ``{key: merged}``, all keys in a few collectives

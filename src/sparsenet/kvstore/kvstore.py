@@ -33,7 +33,7 @@ from ..ndarray.stype import CSR, DEFAULT, ROW_SPARSE
 from ..ops.binary import add_n
 from .compression import GradientCompression
 from .keys import KeyType, check_priority, checked_row_ids, flat_arrays, key_value_pairs
-from .rows import rows_of
+from .rows import pull_rows_into
 from .updating import UpdatingStore
 
 __all__ = ["KVStore", "LOCAL_TYPES", "sum_pushed"]
@@ -49,14 +49,23 @@ _IGNORED_PULL = ("kvstore pull of key {key!r}: the out array has storage type {s
                  "the whole value.")
 
 
-def sum_pushed(key, values, shape, dtype, ctx):
+def sum_pushed(key, values, shape, dtype, ctx, borrow=False):
     """The sum of the arrays pushed for ``key`` (checked against the key's ``shape``; cast to
     its ``dtype``), on ``ctx``: a new array, never one of the caller's.
+
+    With ``borrow`` (for a reader that neither writes nor keeps the sum: the store's
+    optimizer updater) one array that already has the dtype and context comes back
+    as it is, not copied.
 
     >>> import sparsenet as mx
     >>> sum_pushed('w', [mx.nd.ones((2,)), mx.nd.ones((2,))], (2,), 'float32',
     ...            mx.cpu()).asnumpy()
     array([2., 2.], dtype=float32)
+    >>> g = mx.nd.ones((2,))
+    >>> sum_pushed('w', [g], (2,), 'float32', mx.cpu()) is g
+    False
+    >>> sum_pushed('w', [g], (2,), 'float32', mx.cpu(), borrow=True) is g
+    True
     """
     moved = []
     for v in values:
@@ -71,6 +80,8 @@ def sum_pushed(key, values, shape, dtype, ctx):
             v = v.astype(dtype)
         moved.append(v.as_in_context(ctx))
     if len(moved) == 1:
+        if borrow:
+            return moved[0]
         return moved[0].copyto(ctx)  # never keep the caller's array
     return add_n(*moved)
 
@@ -221,10 +232,18 @@ class KVStore(UpdatingStore):
                 f"kvstore {method}: key {key!r} has not been initialized; call "
                 f"kv.init({key!r}, value) first") from None
 
+    def _borrows_pushed(self):
+        """Whether a pushed array may reach the updater uncopied: the updater only reads it
+        (:meth:`~sparsenet.kvstore.updating.UpdatingStore._updater_only_reads`) and nothing
+        between the sum and the updater writes (a distributed store's reduction does)."""
+        return self._updater_only_reads()
+
     def _merge(self, key, values):
-        """This process's sum of the arrays pushed for ``key``, on the store's context."""
+        """This process's sum of the arrays pushed for ``key``, on the store's context (one
+        array from one device is handed on as it is when :meth:`_borrows_pushed`)."""
         stored = self._stored(key, "push")
-        return sum_pushed(key, values, stored.shape, stored.dtype, stored.context)
+        return sum_pushed(key, values, stored.shape, stored.dtype, stored.context,
+                          borrow=self._borrows_pushed())
 
     def _merge_compressed(self, grouped):
         """``{key: sum}`` of the pushes ``{key: [arrays]}`` under gradient compression: each
@@ -394,10 +413,6 @@ class KVStore(UpdatingStore):
         self.init(key, value)
         self.pull(key, out, priority)
 
-    def _pull_rows(self, key, ids):
-        """The rows ``ids`` (unique sorted int64 tensor) of ``key``'s value, as row_sparse."""
-        return rows_of(self._store[key], ids, key)
-
     @profiler.traced("row_sparse_pull")
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Copy the rows ``row_ids`` of ``key``'s value into the row_sparse array(s) ``out``.
@@ -447,7 +462,7 @@ class KVStore(UpdatingStore):
             raise InvalidArgumentError(
                 f"kvstore row_sparse_pull: expected one row_ids array, or one per out "
                 f"({len(targets)}), got {len(ids)}")
-        checked = []
+        checked, unique = [], {}  # one check per row_ids array and row count
         for (k, o), r in zip(targets, ids):
             stored = self._stored(k, "row_sparse_pull")
             if o.stype != ROW_SPARSE:
@@ -457,9 +472,12 @@ class KVStore(UpdatingStore):
             if o.shape != stored.shape:
                 raise ShapeError(f"kvstore row_sparse_pull of key {k!r}: out has shape "
                                  f"{o.shape}, the value has shape {stored.shape}")
-            checked.append(checked_row_ids(r, stored.shape[0], k))
+            seen = unique.get((id(r), stored.shape[0]))
+            if seen is None:
+                seen = unique[id(r), stored.shape[0]] = checked_row_ids(r, stored.shape[0], k)
+            checked.append(seen)
         for (k, o), rows in zip(targets, checked):
-            self._pull_rows(k, rows).copyto(o)
+            pull_rows_into(self._store[k], rows, o, k)
 
     # ------------------------------------------------------------------ misc
     def is_sharded(self, key):

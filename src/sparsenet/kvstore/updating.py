@@ -17,7 +17,7 @@ import os
 
 from ..atomic import atomic_write
 from ..base import FileFormatError, InvalidArgumentError, InvalidArgumentTypeError, SparsenetError
-from ..optimizer.optimizer import Optimizer, get_updater
+from ..optimizer.optimizer import Optimizer, Updater, get_updater
 
 __all__ = ["UpdatingStore"]
 
@@ -83,6 +83,22 @@ class UpdatingStore:
             raise InvalidArgumentError(f"kvstore is_capable: unknown capability {capability!r}; "
                                        f"known: 'optimizer'")
         return True
+
+    def _updater_only_reads(self):
+        """Whether the updater reads a pushed gradient without writing or keeping it: an
+        optimizer :class:`~sparsenet.optimizer.Updater` (the contract the Trainer and Module
+        rely on when they hand it their own gradient buffers); not a custom function.
+
+        >>> import sparsenet as mx
+        >>> kv = mx.kv.create('local')
+        >>> kv._updater_only_reads()
+        False
+        >>> kv.set_optimizer(mx.optimizer.SGD(learning_rate=0.1)); kv._updater_only_reads()
+        True
+        >>> kv.set_updater(lambda key, grad, weight: None); kv._updater_only_reads()
+        False
+        """
+        return isinstance(self._updater, Updater)
 
     def _need_updater(self, method):
         if self._updater is None:

@@ -659,6 +659,7 @@ class Module(BaseModule):
             raise InvalidArgumentTypeError("sparse_row_id_fn must return a dict "
                                            "{param name: row ids}")
         group = self._exec_group
+        names, outs, ids_per_out = [], [], []
         for name, ids in row_ids.items():
             if name not in self._param_names:
                 raise InvalidArgumentError(f"sparse_row_id_fn returned row ids for '{name}', which "
@@ -668,10 +669,12 @@ class Module(BaseModule):
                 warnings.warn(f"{name}.stype is not 'row_sparse'. No need to perform "
                               f"row_sparse_pull.", UserWarning, stacklevel=2)
                 continue
-            out = replicas if len(replicas) > 1 else replicas[0]
-            self._kvstore.row_sparse_pull(name, out, row_ids=[ids] * len(replicas)
-                                          if len(replicas) > 1 else ids,
-                                          priority=-self._param_names.index(name))
+            names.append(name)
+            outs.append(list(replicas))
+            ids_per_out.extend([ids] * len(replicas))
+        if names:  # one pull: the store checks each row ids array once for all its keys
+            self._kvstore.row_sparse_pull(names, outs, row_ids=ids_per_out,
+                                          priority=-self._param_names.index(names[0]))
 
     # ------------------------------------------------------------------ checkpoints
     def save_checkpoint(self, prefix, epoch, save_optimizer_states=False,
