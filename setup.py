@@ -26,7 +26,7 @@ setup(
         Extension(
             "sparsenet.ops._row_kernels",
             sources=["src/sparsenet/ops/_row_kernels.c"],
-            depends=["src/sparsenet/ops/group_ids.h"],
+            depends=["src/sparsenet/ops/group_ids.h", "src/sparsenet/ops/column_sums.h"],
             include_dirs=["src/sparsenet/ops"],
             # no fused multiply-adds: every build (and CPU) gives the same bits
             extra_compile_args=["-O3", "-std=gnu11", "-fno-math-errno", "-ffp-contract=off",

@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 import torch
 
-from ..base import IndexOutOfRangeError, InvalidArgumentError
+from ..base import IndexOutOfRangeError, InvalidArgumentError, SparseFormatError
 from .base_sparse import BaseSparseNDArray
 from .ndarray import NDArray
 from .stype import CSR, check_csr
@@ -105,12 +105,37 @@ class CSRNDArray(BaseSparseNDArray):
         return sum(t.numel() * t.element_size() for t in self._parts())
 
     def row_ids(self):
-        """The row index of every stored value (int64 tensor of length nnz, computed once)."""
+        """The row index of every stored value (int64 tensor of length nnz, computed once).
+
+        Raises
+        ------
+        SparseFormatError
+            ``indptr`` does not run from 0 to nnz without decreasing (parts given with
+            ``validate=False``): never a read or write out of range.
+
+        >>> import sparsenet as mx
+        >>> mx.nd.sparse.csr_matrix(([1.0, 2.0, 3.0], [0, 1, 0], [0, 2, 3]),
+        ...                         shape=(2, 2)).row_ids().tolist()
+        [0, 0, 1]
+        """
         if self._row_ids is None:
-            counts = self._indptr[1:] - self._indptr[:-1]
-            self._row_ids = torch.repeat_interleave(
-                torch.arange(self._shape[0], device=self._indptr.device), counts,
-                output_size=self._data.numel())
+            indptr, nnz = self._indptr, self._data.numel()
+            counts = indptr[1:] - indptr[:-1]
+            # torch refuses negative counts; a sum other than nnz is refused below (no
+            # output_size: torch would trust it and write past the result)
+            if counts.numel() and (int(indptr[0]) != 0 or int(indptr[-1]) != nnz):
+                raise SparseFormatError(
+                    f"invalid CSR array: indptr runs from {int(indptr[0])} to "
+                    f"{int(indptr[-1])}, expected 0 to nnz = {nnz}")
+            try:
+                rows = torch.repeat_interleave(
+                    torch.arange(self._shape[0], device=indptr.device), counts)
+            except RuntimeError as exc:  # builtin: a negative count, named below
+                raise SparseFormatError("invalid CSR array: indptr decreases") from exc
+            if rows.numel() != nnz:
+                raise SparseFormatError(f"invalid CSR array: indptr holds {rows.numel()} "
+                                        f"values, data holds {nnz}")
+            self._row_ids = rows
         return self._row_ids
 
     def check_format(self, full_check=True):

@@ -314,6 +314,7 @@ ENTRY(adagrad, 2)
 /* ------------------------------------------------------------------ grouping ids */
 
 #include "group_ids.h"
+#include "column_sums.h"
 
 /* ------------------------------------------------------------------ coalescing rows */
 
@@ -643,6 +644,10 @@ static PyMethodDef methods[] = {
     {"group_ids", py_group_ids, METH_VARARGS,
      "group_ids(ids, n, bound, sorted, order, uniq, starts, inverse) -> distinct ids, or "
      "-1 - position of the first id outside [0, bound)"},
+    {"csr_column_sums", py_csr_column_sums, METH_VARARGS,
+     "csr_column_sums(indptr, rows, sorted, order, n, ncols, values, g, grows, dim, is_f64, md, "
+     "out_cols, out_data, threads): the distinct columns of a CSR matrix and, for each, the sum "
+     "of value * g[row] over its stored values (ValueError on malformed input, nothing written)"},
     {"sgd_dense", py_sgd_dense, METH_VARARGS,
      "sgd_dense(weights, grads, sizes, lr, rescale, is_f64): plain SGD on small dense arrays"},
     {"sgd_mom_dense", py_sgd_mom_dense, METH_VARARGS,

@@ -30,7 +30,7 @@ from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
 from ..ndarray.row_sparse import RowSparseNDArray
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
-from .row_kernels import group_ids
+from .row_kernels import csr_column_sums, group_ids
 
 __all__ = ["dot", "batch_dot", "csr_dense_mm", "csr_t_dense_rsp"]
 
@@ -220,9 +220,18 @@ def _weighted_bags(weight, ids, offsets, values):
 def csr_t_dense_rsp(x, g):
     """``x.T @ g`` as a row_sparse array whose rows are the columns ``x`` stores.
 
-    The values are grouped by column with one sort, then each output row is an
-    ``embedding_bag`` over the rows of ``g``: no (nnz x dim) intermediate.
+    On the CPU one native call (:func:`~sparsenet.ops.row_kernels.csr_column_sums`) groups
+    the values by column with one radix sort and sums ``value * g[row]`` per column, in row
+    order, with no intermediate. Elsewhere (or with the native kernels off) the torch
+    kernels: few values, ``index_add`` of the products (the same arithmetic); more, each
+    output row is an ``embedding_bag`` over the rows of ``g`` (float32: FBGEMM's fused
+    multiply-adds, which may differ in the last bit).
     """
+    if g.is_cpu and not g.is_contiguous():  # a transposed operand: the copy costs less
+        g = g.contiguous()
+    got = csr_column_sums(x._indptr, x._indices, x._data, g, x._shape[1])
+    if got is not None:
+        return RowSparseNDArray._from_parts(got[1], got[0], (x.shape[1], g.shape[1]))
     if x._data.numel() <= _SMALL_NNZ:  # few values: fewer, cheaper torch calls win
         cols, inv = torch.unique(x._indices, sorted=True, return_inverse=True)
         values = x._data if x._data.dtype == g.dtype else x._data.to(g.dtype)
