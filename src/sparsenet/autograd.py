@@ -35,6 +35,7 @@ import torch
 from . import grad_store, recording
 from .base import InvalidArgumentError, SparsenetError, UnsupportedError
 from .grad_store import zero_grad
+from .ndarray import ndarray as _ndarray_module
 from .ndarray.ndarray import NDArray
 from .ndarray.nonzero import nonzero_entries
 from .ndarray.row_sparse import RowSparseNDArray
@@ -100,10 +101,8 @@ def attach_row_view(view, buf, grad_req):
 
 # ---------------------------------------------------------------------- backward
 def _head_tensors(heads, head_grads):
-    if head_grads is None and isinstance(heads, list) and len(heads) == 1:  # loss.backward()
-        t = heads[0]._autograd_tensor()
-        if t is not None and t.requires_grad:
-            return [t], [torch.ones_like(t)]
+    """``(head tensors, head gradient tensors)`` of a backward pass (:func:`backward` takes
+    ``loss.backward()``'s single head with the default gradient without calling here)."""
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is None:
@@ -152,12 +151,6 @@ def _check_not_consumed(outs):
                 "backward to run it more than once)")
 
 
-def _mark_consumed(outs):
-    for t in outs:
-        if t.grad_fn is not None:  # on the head tensor: a new recording makes a new one
-            setattr(t, _CONSUMED, True)
-
-
 def _run_torch_backward(outs, grads, retain_graph, checked):
     try:
         if checked:  # head gradients made here match their heads: skip torch's checks
@@ -200,8 +193,16 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     >>> w.grad.asnumpy()
     array([[3., 4.]], dtype=float32)
     """
-    outs, grads = _head_tensors(heads, head_grads)
-    _check_not_consumed(outs)
+    t = None
+    if head_grads is None and heads.__class__ is list and len(heads) == 1:  # loss.backward()
+        t = heads[0]._autograd_tensor()
+    if t is not None and t.requires_grad:
+        outs, grads = [t], [torch.ones_like(t)]
+    else:
+        outs, grads = _head_tensors(heads, head_grads)
+    for t in outs:  # _check_not_consumed, inline: the per-step path
+        if getattr(t, _CONSUMED, False):
+            _check_not_consumed(outs)  # raises
     in_flight = recording.IN_FLIGHT
     lock = in_flight.lock
     with lock:
@@ -217,7 +218,9 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # no
     with lock:
         try:
             if not retain_graph:
-                _mark_consumed(outs)
+                for t in outs:  # flag the heads (a new recording makes new head tensors)
+                    if t.grad_fn is not None:
+                        setattr(t, _CONSUMED, True)
             # alone: every pending leaf gradient is this pass's (no other pass is running
             # its graph), and the registry is the short way to them; else only this graph's
             _store_pending(recording.variables() if in_flight.count == 1
@@ -253,7 +256,8 @@ def _store_pending(entries, callers=()):
                 continue
             key = id(v._grad)
             # views sharing one buffer add up
-            grad_store.store_nograd(v, g, key in written, grad_store.kernel_owned(g, callers),
+            grad_store.store_nograd(v, g, key in written,
+                                    not callers or grad_store.kernel_owned(g, callers),
                                     entry.full)
             t.grad = None
             written.add(key)
@@ -302,6 +306,9 @@ def _graph_entries(outs):
             if entry is not None:
                 entries.append(entry)
     return entries
+
+
+_ndarray_module._AUTOGRAD["backward"] = backward  # what NDArray.backward calls
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,

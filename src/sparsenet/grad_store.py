@@ -193,10 +193,9 @@ def _sorted_row_sums(raw, vals):
     return sums, rows
 
 
-def _rsp_parts(g, shape, owned=False):
-    """``(values, row ids)`` of the row_sparse form of sparse COO gradient ``g``."""
-    if g.sparse_dim() == 1:
-        return coo_rows(g, owned)
+def _rsp_parts(g, shape):
+    """``(values, row ids)`` of the row_sparse form (array shape ``shape``) of sparse COO
+    gradient ``g`` with more than one sparse dimension (one: :func:`coo_rows`)."""
     g = g.coalesce()
     idx, vals = g.indices(), g.values()
     rows, inv = torch.unique(idx[0], sorted=True, return_inverse=True)
@@ -248,7 +247,7 @@ def _scatter_into_dense(buf, var, g, add, owned):
 
 def _sparse_into_rsp(buf, var, g, add, owned):
     """A sparse gradient into a row_sparse buffer: its rows, summed and sorted."""
-    data, rows = _rsp_parts(g, buf.shape, owned)
+    data, rows = coo_rows(g, owned) if g.sparse_dim() == 1 else _rsp_parts(g, buf.shape)
     if data.dtype != buf._data.dtype:
         data = data.to(buf._data.dtype)
     if not add and buf._grad is None:

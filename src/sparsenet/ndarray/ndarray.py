@@ -39,6 +39,9 @@ from .stype import DEFAULT, STYPES
 __all__ = ["NDArray", "to_tensor", "wrap", "waitall", "copy_into", "copy_to_context"]
 
 _GRAD_REQS = ("write", "add", "null")
+#: the functions of :mod:`sparsenet.autograd` the arrays call (set there on import: this
+#: layer sits below it), so that ``y.backward()`` runs no import statement per call
+_AUTOGRAD = {"backward": None}
 
 
 def _scalar_like(x):
@@ -70,10 +73,13 @@ def to_tensor(value, device=None, dtype=None):
 
 
 def wrap(t):
-    """Wrap a dense torch tensor as an :class:`NDArray` (0-d becomes shape (1,), as in MXNet)."""
-    if t.dim() == 0:
-        t = t.reshape(1)
-    return NDArray(t)
+    """Wrap a dense torch tensor as an :class:`NDArray` (0-d becomes shape (1,), as in MXNet).
+
+    >>> import torch
+    >>> wrap(torch.tensor(2.0)).shape
+    (1,)
+    """
+    return NDArray(t if t.dim() else t.view(1))  # a 0-d tensor always has a (1,) view
 
 
 class NDArray:
@@ -343,9 +349,9 @@ class NDArray:
         >>> x.grad.asnumpy()
         array([2., 2.], dtype=float32)
         """
-        # autograd sits above the containers: imported on first use (a recorded graph has
-        # loaded it already)
-        from ..autograd import backward
+        backward = _AUTOGRAD["backward"]
+        if backward is None:  # autograd sits above the containers; it registers itself on
+            from ..autograd import backward  # import (a recorded graph has loaded it already)
         backward([self], None if out_grad is None else [out_grad], retain_graph=retain_graph,
                  train_mode=train_mode)
 

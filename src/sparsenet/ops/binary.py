@@ -52,7 +52,8 @@ def elemwise_add(lhs, rhs):
     >>> mx.nd.elemwise_add(mx.nd.ones((2,)), mx.nd.ones((2,))).asnumpy()
     array([2., 2.], dtype=float32)
     """
-    _same_shape("elemwise_add", lhs, rhs)
+    if lhs.shape != rhs.shape:  # _same_shape, inline: the per-call path
+        _same_shape("elemwise_add", lhs, rhs)
     return lhs + rhs
 
 
@@ -64,7 +65,8 @@ def elemwise_sub(lhs, rhs):
     >>> mx.nd.elemwise_sub(mx.nd.ones((2,)), mx.nd.ones((2,))).asnumpy()
     array([0., 0.], dtype=float32)
     """
-    _same_shape("elemwise_sub", lhs, rhs)
+    if lhs.shape != rhs.shape:  # _same_shape, inline: the per-call path
+        _same_shape("elemwise_sub", lhs, rhs)
     return lhs - rhs
 
 
@@ -76,7 +78,8 @@ def elemwise_mul(lhs, rhs):
     >>> mx.nd.elemwise_mul(mx.nd.array([2.0]), mx.nd.array([3.0])).asnumpy()
     array([6.], dtype=float32)
     """
-    _same_shape("elemwise_mul", lhs, rhs)
+    if lhs.shape != rhs.shape:  # _same_shape, inline: the per-call path
+        _same_shape("elemwise_mul", lhs, rhs)
     return lhs * rhs
 
 
@@ -88,7 +91,8 @@ def elemwise_div(lhs, rhs):
     >>> mx.nd.elemwise_div(mx.nd.array([3.0]), mx.nd.array([2.0])).asnumpy()
     array([1.5], dtype=float32)
     """
-    _same_shape("elemwise_div", lhs, rhs)
+    if lhs.shape != rhs.shape:  # _same_shape, inline: the per-call path
+        _same_shape("elemwise_div", lhs, rhs)
     return _div(lhs, rhs)
 
 

@@ -27,9 +27,16 @@ __all__ = ["sum", "sum_axis", "mean", "prod", "nansum", "nanprod", "max", "max_a
 
 
 def normalize_axes(axis, ndim, exclude=False):
-    """Tuple of non-negative axes for ``axis`` (None: all), optionally the complement."""
+    """Tuple of non-negative axes for ``axis`` (None or (): all), optionally the complement
+    (of a given axis; with none given, ``exclude`` still reduces every axis, as MXNet does).
+
+    >>> normalize_axes(None, 2, exclude=True), normalize_axes((0,), 2, exclude=True)
+    ((0, 1), (1,))
+    """
+    if axis.__class__ is int and not exclude and -ndim <= axis < ndim:  # the common call
+        return (axis % ndim,)
     if axis is None or axis == ():
-        axes = tuple(range(ndim))
+        return tuple(range(ndim))  # every axis, with or without exclude (as MXNet 1.9.1)
     else:
         axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
         n = builtins.max(ndim, 1)
@@ -60,6 +67,8 @@ def sum(data, *, axis=None, keepdims=False, exclude=False):  # noqa: A001
     >>> mx.nd.sum(mx.nd.ones((2, 3))).shape
     (1,)
     """
+    if axis is None and not keepdims and not exclude and data.dim():
+        return torch.sum(data)  # every axis: torch's full reduction (the same sums)
     return _reduce(torch.sum, data, axis, keepdims, exclude)
 
 

@@ -55,10 +55,14 @@ __all__ = ["Operator", "Many", "defop", "rule", "numbered_outputs", "input_shape
 OPERATORS = {}
 _ARRAY_TYPES = frozenset((NDArray, CSRNDArray, RowSparseNDArray))  # the container classes
 _STYPE_OF = operator.attrgetter("stype")
+_DENSE_TYPE = frozenset((NDArray,))  # exactly the dense container (no subclass)
+_TENSOR_OF = operator.attrgetter("_t")
 # arrays can live on several devices only when torch sees an accelerator
 _MULTI_DEVICE = torch.cuda.is_available() or (hasattr(torch, "backends") and hasattr(
     torch.backends, "mps") and torch.backends.mps.is_available())
 _ABBREV = {DEFAULT: "dns", CSR: "csr", ROW_SPARSE: "rsp"}
+_MAX_PLANS = 64  # cached (rule, forced stype) answers per operator (see Operator._rule_plan)
+_UNKNOWN = object()  # a forced output stype not yet read from the parameters
 
 
 class Many:
@@ -166,6 +170,10 @@ class Operator:
                                and p.default is p.empty)
         self._rules = {}
         self._many_rules = []
+        # (input stypes) -> (rule row or None, forced output stype): the registry's answer for
+        # a call with no parameter given (the bound parameters are then ``self.defaults``),
+        # kept until a rule row is added (see _rule_plan)
+        self._rule_plans = {}
         self._dense_only = not self.variadic and not self._has_forward_stype
         self.input_shapes = None  # see input_shapes(): completes unknown input shapes
         self.dtype_rule = None  # see dtype_rule(): input and output dtypes from the params
@@ -202,6 +210,7 @@ class Operator:
         if out not in STYPES:
             raise InvalidArgumentError(f"rule for {self.name}: unknown output stype {out!r}")
         r = Rule(self, pattern, out, when, fn, values_grad, reads)
+        self._rule_plans.clear()  # a new row may change the answer for any storage types
         if isinstance(pattern, Many) or all(st == DEFAULT for st in pattern):
             self._dense_only = False  # dense inputs may run a rule: take the dispatching path
         if isinstance(pattern, Many):
@@ -222,6 +231,21 @@ class Operator:
             if r.pattern.matches(stypes) and r.applies(params):
                 return r
         return None
+
+    def _rule_plan(self, stypes):
+        """``(rule row or None, forced output stype or None)`` for input storage types
+        ``stypes`` and the default parameters: :meth:`find_rule`'s and :meth:`_forced_stype`'s
+        answers, cached per storage types (a row's ``when`` reads the parameters only, which
+        are the defaults here); :meth:`add_rule` empties the cache."""
+        plan = self._rule_plans.get(stypes)
+        if plan is None:
+            params = self.defaults
+            forced = self._forced_stype(params) if self._has_forward_stype else None
+            plan = (self.find_rule(stypes, params), forced)
+            if len(self._rule_plans) >= _MAX_PLANS:  # a variadic operator's many input counts
+                self._rule_plans.clear()
+            self._rule_plans[stypes] = plan
+        return plan
 
     def infer_storage(self, stypes, params=None):
         """Return ``(output_stype, dispatches_sparse_kernel)`` without running anything.
@@ -329,13 +353,9 @@ class Operator:
         (results are placed then). The eager fast path and a compiled symbol Program
         (:mod:`sparsenet.symbol.program`) both ask here.
         """
-        if not self._dense_only or LOGICAL.on:
+        if not self._dense_only or LOGICAL.on or not _DENSE_TYPE.issuperset(map(type, args)):
             return None
-        tensors = []
-        for a in args:
-            if a.__class__ is not NDArray:
-                return None
-            tensors.append(a._t)
+        tensors = list(map(_TENSOR_OF, args))
         if len(args) > 1 and _MULTI_DEVICE:
             _check_devices(args, self.name)
         return tensors
@@ -385,21 +405,27 @@ class Operator:
         # inputs on a host context other than cpu(0): the result goes to the first one's
         ctx = _result_context(inputs) if LOGICAL.on else None
         stypes = tuple(map(_STYPE_OF, inputs))
-        for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
-            if r.when is None or r.when(params):
-                break
+        if params is self.defaults:  # no parameter given: the cached answer for these stypes
+            r, forced = self._rule_plans.get(stypes) or self._rule_plan(stypes)
         else:
-            r = self.find_rule(stypes, params) if self._many_rules else None
-        if STATE.recording and self.differentiable and _needs_graph(self, inputs, params, r):
+            forced = _UNKNOWN
+            for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path
+                if r.when is None or r.when(params):
+                    break
+            else:
+                r = self.find_rule(stypes, params) if self._many_rules else None
+        if (STATE.recording and self.differentiable
+                and _needs_graph(self, inputs, params, r, forced)):
             result = self._dispatch_graph(inputs, params, stypes, r)
         else:
-            result = self._run(inputs, params, stypes, r)
+            result = self._run(inputs, params, stypes, r, forced)
         if ctx is not None:
             _place_result(result, ctx)
         return result
 
-    def _run(self, inputs, params, stypes, r):
-        """Run rule row ``r`` (None: the storage fallback) and apply ``forward_stype``."""
+    def _run(self, inputs, params, stypes, r, forced=_UNKNOWN):
+        """Run rule row ``r`` (None: the storage fallback) and apply ``forward_stype``
+        (``forced``: the storage type it forces, when the caller has read it already)."""
         out = NotImplemented
         if r is not None:
             out = r.fn(*inputs, **params)  # NotImplemented: the kernel declined (e.g. shapes)
@@ -415,7 +441,8 @@ class Operator:
             out = wrap(res)
         if not self._has_forward_stype:
             return out
-        forced = self._forced_stype(params)
+        if forced is _UNKNOWN:
+            forced = self._forced_stype(params)
         if forced and out.stype != forced:
             out = OPERATORS["cast_storage"](out, stype=forced)  # registered by ops/cast.py
         return out
@@ -469,11 +496,12 @@ class Operator:
         return self.fn(*tensors, **self.bind_params(params))
 
 
-def _needs_graph(op, inputs, params, r):
+def _needs_graph(op, inputs, params, r, forced=_UNKNOWN):
     """Whether a recorded call with rule row ``r`` must go through
     :meth:`Operator._dispatch_graph`: a sparse input is in a graph (a variable, or
     computed from one), or a sparse result would be computed from a dense input that
-    requires a gradient."""
+    requires a gradient (``forced``: the output stype ``forward_stype`` forces, when
+    the caller has read it already)."""
     dense_var = False
     for a in inputs:
         if a._t is None:  # sparse
@@ -483,8 +511,9 @@ def _needs_graph(op, inputs, params, r):
             dense_var = True
     if not dense_var:
         return False
-    out = op._forced_stype(params) if op._has_forward_stype else None
-    return (out or (r.out if r is not None else DEFAULT)) != DEFAULT
+    if forced is _UNKNOWN:
+        forced = op._forced_stype(params) if op._has_forward_stype else None
+    return (forced or (r.out if r is not None else DEFAULT)) != DEFAULT
 
 
 def _values_inputs(inputs):
