@@ -79,22 +79,53 @@ def empty(shape, dtype=torch.float32, device=None):
     torch.Size([1024, 1024, 2])
     """
     t = torch.empty(shape, dtype=dtype, device=device)
+    _advise_huge(t)
+    return t
+
+
+def _advise_huge(t):
+    """Advise the memory of a large CPU tensor onto huge pages (nothing otherwise)."""
     nbytes = t.numel() * t.element_size()
     if _MADVISE is not None and t.device.type == "cpu" and nbytes >= HUGE_PAGE_MIN_BYTES:
         start = (t.data_ptr() + _HUGE - 1) // _HUGE * _HUGE
         end = (t.data_ptr() + nbytes) // _HUGE * _HUGE
         if end > start:
             _MADVISE(start, end - start, _MADV_HUGEPAGE)  # advice only: a refusal is harmless
-    return t
 
 
 def zeros(shape, dtype=torch.float32, device=None):
-    """Like ``torch.zeros``, large CPU arrays on huge pages (see :func:`empty`).
+    """Like ``torch.zeros``; large CPU arrays are taken from ``calloc`` (NumPy's ``zeros``)
+    and advised onto huge pages (see :func:`empty`).
+
+    ``calloc`` does not write memory the system hands out zeroed (fresh mappings), so
+    a large array costs nothing until its pages are first touched, and pages never
+    touched (the rows of a table or optimizer state that lazy updates never reach) are
+    never mapped: a 64 MB state costs about 20 ms less to create than with
+    ``torch.zeros``, which writes every byte. The tensor shares the NumPy array's memory
+    (it cannot be resized in place).
 
     >>> zeros((2,), dtype=torch.int64).tolist()
     [0, 0]
+    >>> big = zeros((1024, 1024, 2))
+    >>> big.shape, big.dtype, bool(big.abs().max() == 0)
+    (torch.Size([1024, 1024, 2]), torch.float32, True)
     """
+    np_dtype = _NUMPY_DTYPES.get(dtype)
+    if np_dtype is not None and (device is None or torch.device(device).type == "cpu"):
+        shape = tuple(shape) if isinstance(shape, (tuple, list, torch.Size)) else (shape,)
+        if int(np.prod(shape, dtype=object)) * np_dtype.itemsize >= HUGE_PAGE_MIN_BYTES:
+            t = torch.from_numpy(np.zeros(shape, dtype=np_dtype))
+            _advise_huge(t)
+            return t
     return full(shape, 0, dtype, device)
+
+
+#: torch dtypes that NumPy's ``zeros`` can allocate (bfloat16 and the like take torch's path)
+_NUMPY_DTYPES = {t: np.dtype(n) for t, n in (
+    (torch.float32, "float32"), (torch.float64, "float64"), (torch.float16, "float16"),
+    (torch.int64, "int64"), (torch.int32, "int32"), (torch.int16, "int16"),
+    (torch.int8, "int8"), (torch.uint8, "uint8"), (torch.bool, "bool"),
+    (torch.complex64, "complex64"), (torch.complex128, "complex128"))}
 
 
 def full(shape, value, dtype=torch.float32, device=None):

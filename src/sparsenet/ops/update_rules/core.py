@@ -45,6 +45,7 @@ import torch
 from ... import config
 from ...base import (InvalidArgumentError, InvalidArgumentTypeError, OperatorArgumentError,
                      ShapeError, SparsenetError, StorageTypeError)
+from ...ndarray import memory
 from ...ndarray.cast_storage import dense_to_csr
 from ...ndarray.ndarray import wrap
 from ...ndarray.row_sparse import RowSparseNDArray
@@ -88,7 +89,7 @@ def full_rows(arr, opname, role="state"):
             f"{opname}: a row_sparse weight must store all its rows, this one stores "
             f"{arr._indices.numel()} of {rows}; initialise it with all rows (e.g. "
             f"mx.nd.zeros(shape).tostype('row_sparse') after filling, or w[:] = value)")
-    data = torch.zeros(arr.shape, dtype=arr._data.dtype, device=arr._data.device)
+    data = memory.zeros(arr.shape, dtype=arr._data.dtype, device=arr._data.device)
     if arr._indices.numel():
         data.index_copy_(0, arr._indices, arr._data)
     idx = torch.arange(rows, device=data.device)
