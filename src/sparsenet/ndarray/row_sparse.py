@@ -6,7 +6,7 @@ from .base_sparse import BaseSparseNDArray
 from .ndarray import NDArray
 from .stype import ROW_SPARSE, check_row_sparse
 
-__all__ = ["RowSparseNDArray", "write_rows"]
+__all__ = ["RowSparseNDArray", "write_rows", "sends_sparse_rows"]
 
 
 class RowSparseNDArray(BaseSparseNDArray):
@@ -198,6 +198,23 @@ class _RowGather(torch.autograd.Function):
             sparse = torch.sparse_coo_tensor(ctx.emit_rows.unsqueeze(0), g, ctx.shape,
                                              check_invariants=False, is_coalesced=True)
         return sparse, None, None, None, None, None
+
+
+def sends_sparse_rows(values):
+    """Whether a kernel may send the gradient of ``values`` as sparse COO rows by position
+    (a kernel's own sparse gradient, e.g. ``embedding_bag(..., sparse=True)``): ``values``
+    are the data of a variable's :meth:`RowSparseNDArray._values_view`, whose backward takes
+    such a gradient as it is. Any other tensor gets a dense gradient.
+
+    >>> import sparsenet as mx
+    >>> v = mx.nd.sparse.row_sparse_array(([[1.0]], [1]), shape=(3, 1)); v.attach_grad()
+    >>> with mx.autograd.record():
+    ...     view = v._values_view()
+    >>> sends_sparse_rows(view._data), sends_sparse_rows(view._data * 2)
+    (True, False)
+    """
+    fn = values.grad_fn
+    return fn is not None and type(fn) is _RowGather._backward_cls
 
 
 def write_rows(dst, src):

@@ -28,9 +28,9 @@ from ..torch_compat import embedding_bag
 from ..base import ShapeError
 from ..ndarray.csr import CSRNDArray
 from ..ndarray.ndarray import NDArray
-from ..ndarray.row_sparse import RowSparseNDArray
+from ..ndarray.row_sparse import RowSparseNDArray, sends_sparse_rows
 from .registry import CSR, DEFAULT, ROW_SPARSE, defop, rule
-from .row_kernels import csr_column_sums, group_ids
+from .row_kernels import csr_column_sums, group_ids, unique_ids
 
 __all__ = ["dot", "batch_dot", "csr_dense_mm", "csr_t_dense_rsp"]
 
@@ -321,7 +321,7 @@ def _csr_columns(lhs, rhs, **p):
     ind = lhs._indices
     ref, version, cols, _ = _COLUMNS
     if ref is None or ref() is not ind or version != ind._version:
-        cols, inverse = torch.unique(ind, return_inverse=True)
+        cols, inverse = unique_ids(ind, lhs._shape[1], return_inverse=True)
         _COLUMNS[:] = [weakref.ref(ind), ind._version, cols, inverse]
     return {1: cols}
 
@@ -342,8 +342,10 @@ def _dot_csr_rsp(lhs, rhs, **p):
     values = lhs._data.to(rhs._data.dtype)
     if hit is not None:
         values = values * hit
+    # the gradient: only the rows touched (sparse rows of the variable, or of its values view)
+    sparse = _wants_sparse_grad(rhs) or sends_sparse_rows(rhs._data)
     out = F.embedding_bag(pos, rhs._data, lhs._indptr[:-1], mode="sum", per_sample_weights=values,
-                          sparse=_wants_sparse_grad(rhs))  # gradient: only the rows touched
+                          sparse=sparse)
     return NDArray(out)
 
 
