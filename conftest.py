@@ -24,3 +24,15 @@ def _seed_everything():
 # the scripts that measured MXNet 1.9.1's figures run under MXNet, not in the suite
 collect_ignore_glob = ["benchmarks/*", "examples/*", "tools/*", "tests/data/*",
                        "tests/*/mxnet_1_9_1_*/*.py", "tests/*/*/mxnet_1_9_1_*/*.py"]
+
+
+@pytest.fixture(params=["native", "torch"])
+def row_kernel_path(request, monkeypatch):
+    """Run the test twice: with sparsenet's native row kernels (skipped where they are not
+    built) and with them switched off (the torch kernels); the value is the path's name."""
+    from sparsenet.ops import row_kernels
+
+    if request.param == "native" and not row_kernels.available():
+        pytest.skip("native row kernels not built")
+    monkeypatch.setattr(row_kernels, "ENABLED", request.param == "native")
+    return request.param

@@ -16,14 +16,6 @@ from sparsenet.ops.dot import _column_bags
 from sparsenet.ops.kernels import unique_inverse
 
 
-@pytest.fixture(params=["native", "torch"])
-def path(request, monkeypatch):
-    if request.param == "native" and not row_kernels.available():
-        pytest.skip("native row kernels not built")
-    monkeypatch.setattr(row_kernels, "ENABLED", request.param == "native")
-    return request.param
-
-
 def _csr(m, n, nnz_per_row, seed):
     rng = np.random.default_rng(seed)
     rows = [np.sort(rng.choice(n, nnz_per_row, replace=False)) for _ in range(m)]
@@ -33,7 +25,7 @@ def _csr(m, n, nnz_per_row, seed):
     return sp.csr_matrix((data, indices, indptr), shape=(m, n))
 
 
-def test_column_bags_are_the_stable_column_order(path):
+def test_column_bags_are_the_stable_column_order(row_kernel_path):
     """Within a column the values keep their row-major order (deterministic)."""
     s = _csr(100, 300, 20, 0)
     x = mx.nd.sparse.csr_matrix(s)
@@ -47,7 +39,7 @@ def test_column_bags_are_the_stable_column_order(path):
 
 
 @pytest.mark.parametrize("m, n, per", [(100, 5000, 20), (1000, 100000, 20), (50, 30, 10)])
-def test_dot_csr_t_dense_against_scipy(path, m, n, per):
+def test_dot_csr_t_dense_against_scipy(row_kernel_path, m, n, per):
     s = _csr(m, n, per, m)
     g = np.random.default_rng(1).standard_normal((m, 4))
     out = mx.nd.sparse.dot(mx.nd.sparse.csr_matrix(s), mx.nd.array(g, dtype="float64"),
@@ -59,7 +51,7 @@ def test_dot_csr_t_dense_against_scipy(path, m, n, per):
                                atol=1e-12)
 
 
-def test_dot_weight_gradient_against_scipy(path):
+def test_dot_weight_gradient_against_scipy(row_kernel_path):
     s = _csr(200, 50000, 20, 5)
     g = np.random.default_rng(2).standard_normal((200, 3))
     w = mx.nd.zeros((50000, 3), dtype="float64")
@@ -82,7 +74,7 @@ def _ordered_sums(ids, vals):
 
 
 @pytest.mark.parametrize("n, bound", [(3, 5), (2000, 100), (20000, 10 ** 6), (5000, 2 ** 40)])
-def test_sorted_row_sums_in_input_order(path, n, bound):
+def test_sorted_row_sums_in_input_order(row_kernel_path, n, bound):
     rng = np.random.default_rng(n)
     ids = rng.integers(0, bound, n)
     vals = rng.normal(size=(n, 3)).astype(np.float32) * 1e4
@@ -92,7 +84,7 @@ def test_sorted_row_sums_in_input_order(path, n, bound):
     assert sums.numpy().tobytes() == want.tobytes()  # the same additions, in the same order
 
 
-def test_checked_row_ids(path):
+def test_checked_row_ids(row_kernel_path):
     rng = np.random.default_rng(4)
     ids = rng.integers(0, 1000, 39000)
     got = checked_row_ids(mx.nd.array(ids, dtype="int64"), 1000, "w")
@@ -105,7 +97,7 @@ def test_checked_row_ids(path):
             checked_row_ids(mx.nd.array(ids2, dtype="int64"), 1000, "w")
 
 
-def test_unique_inverse(path):
+def test_unique_inverse(row_kernel_path):
     ids = np.random.default_rng(6).integers(0, 2 ** 35, 3000)
     ids[::2] = ids[1::2]
     u, inv = unique_inverse(torch.from_numpy(ids))

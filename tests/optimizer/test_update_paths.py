@@ -7,16 +7,7 @@ import torch
 
 import sparsenet as mx
 from sparsenet import torch_compat
-from sparsenet.ops import row_kernels
 from sparsenet.ops.update_rules import adam, core, sgd
-
-
-@pytest.fixture(params=["native", "torch"])
-def kernels(request, monkeypatch):
-    if request.param == "native" and not row_kernels.available():
-        pytest.skip("native row kernels not built")
-    monkeypatch.setattr(row_kernels, "ENABLED", request.param == "native")
-    return request.param
 
 
 def rsp(rows, shape, seed=0):
@@ -209,7 +200,7 @@ def test_adam_optimizer_dense_gradient_uses_torch_fused_kernel(monkeypatch):
 # ---------------------------------------------------------------------- both kernel paths
 @pytest.mark.parametrize("name,kwargs", [("sgd", {}), ("sgd", {"momentum": 0.9}),
                                          ("adam", {}), ("adagrad", {})])
-def test_lazy_rules_give_the_same_result_on_both_kernel_paths(name, kwargs, kernels):
+def test_lazy_rules_give_the_same_result_on_both_kernel_paths(name, kwargs, row_kernel_path):
     """The native rows and the torch index ops: the same rule through the public entry."""
     rng = np.random.default_rng(8)
     w0 = rng.standard_normal((50, 4)).astype(np.float32)
