@@ -250,4 +250,4 @@ def test_console_script_is_declared():
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     root = pathlib.Path(__file__).resolve().parents[1]
     scripts = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["sparsenet"] == "sparsenet.cli.main:main"
+    assert scripts["sparsenet"] == "sparsenet.cli.main:program"
