@@ -227,9 +227,6 @@ class Trainer:
             step, instead of raising.
         """
         self._optimizer.rescale_grad = self._scale / batch_size
-        if self._kv_initialized and self._kvstore is None and len(self._contexts) <= 1:
-            self._update(ignore_stale_grad)  # no store, one context: nothing to reduce
-            return
         self._init_params()
         if self._kvstore is None:
             self._allreduce_grads()
@@ -446,27 +443,13 @@ class Trainer:
     def _update(self, ignore_stale_grad=False):
         # collect every fresh gradient first: a failed step (stale gradient) consumes nothing
         fresh = grad_store.fresh_buffers()
-        if len(self._updaters) == 1:  # one context: one list
-            todo = []
-            for i, param in enumerate(self._params):
-                grads = param._grad
-                if grads is None or param._grad_req == "null":
-                    continue
-                g = grads[0]
-                ref = fresh.get(id(g))  # written by a backward pass since the last step?
-                if ref is not None and ref() is g:
-                    todo.append((i, g, param._data[0]))
-                elif not ignore_stale_grad:
-                    self._raise_stale(param, param._data[0])
-            self._run_updater(self._updaters[0], todo, fresh)
-            return
         updates = [[] for _ in self._updaters]
         for i, param in enumerate(self._params):
             grads = param._grad
             if grads is None or param._grad_req == "null":
                 continue
             for upd, data, g in zip(updates, param._data, grads):
-                ref = fresh.get(id(g))
+                ref = fresh.get(id(g))  # written by a backward pass since the last step?
                 if ref is not None and ref() is g:
                     upd.append((i, g, data))
                 elif not ignore_stale_grad:
@@ -478,11 +461,6 @@ class Trainer:
         """Consume the fresh gradients of ``todo`` (``(index, grad, weight)``) and update
         their weights: one index alone (the updater's per-index plan), several as lists (the
         optimizer may aggregate them)."""
-        if len(todo) == 1 and not (self._dense_sparsity and todo[0][1].stype == "default"):
-            i, g, data = todo[0]
-            fresh.pop(id(g), None)
-            updater(i, g, data)
-            return
         idx, gs, ws = [], [], []
         for i, g, data in todo:
             fresh.pop(id(g), None)

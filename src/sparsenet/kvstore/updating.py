@@ -17,7 +17,8 @@ import os
 
 from ..atomic import atomic_write
 from ..base import FileFormatError, InvalidArgumentError, InvalidArgumentTypeError, SparsenetError
-from ..optimizer.optimizer import Optimizer, Updater, get_updater
+from ..optimizer.optimizer import Optimizer
+from ..optimizer.updater import Updater, get_updater
 
 __all__ = ["UpdatingStore"]
 

@@ -119,23 +119,16 @@ class CSRNDArray(BaseSparseNDArray):
         [0, 0, 1]
         """
         if self._row_ids is None:
-            indptr, nnz = self._indptr, self._data.numel()
-            counts = indptr[1:] - indptr[:-1]
-            # torch refuses negative counts; a sum other than nnz is refused below (no
-            # output_size: torch would trust it and write past the result)
-            if counts.numel() and (int(indptr[0]) != 0 or int(indptr[-1]) != nnz):
-                raise SparseFormatError(
-                    f"invalid CSR array: indptr runs from {int(indptr[0])} to "
-                    f"{int(indptr[-1])}, expected 0 to nnz = {nnz}")
+            # the O(1) checks of the parts (ends of indptr; parts given with validate=False may
+            # be broken), then torch refuses a negative count: no output_size, which torch
+            # would trust and write past
+            check_csr(self._data, self._indices, self._indptr, self._shape, full=False)
+            counts = self._indptr[1:] - self._indptr[:-1]
             try:
-                rows = torch.repeat_interleave(
-                    torch.arange(self._shape[0], device=indptr.device), counts)
+                self._row_ids = torch.repeat_interleave(
+                    torch.arange(self._shape[0], device=self._indptr.device), counts)
             except RuntimeError as exc:  # builtin: a negative count, named below
                 raise SparseFormatError("invalid CSR array: indptr decreases") from exc
-            if rows.numel() != nnz:
-                raise SparseFormatError(f"invalid CSR array: indptr holds {rows.numel()} "
-                                        f"values, data holds {nnz}")
-            self._row_ids = rows
         return self._row_ids
 
     def check_format(self, full_check=True):

@@ -25,6 +25,7 @@ import sys
 import numpy as np
 import torch
 
+from ..dtypes import _NP_TO_TORCH
 from .stype import CSR, DEFAULT
 
 __all__ = ["empty", "zeros", "full", "populate", "zeros_nbytes", "device_memory", "over_memory",
@@ -120,12 +121,8 @@ def zeros(shape, dtype=torch.float32, device=None):
     return full(shape, 0, dtype, device)
 
 
-#: torch dtypes that NumPy's ``zeros`` can allocate (bfloat16 and the like take torch's path)
-_NUMPY_DTYPES = {t: np.dtype(n) for t, n in (
-    (torch.float32, "float32"), (torch.float64, "float64"), (torch.float16, "float16"),
-    (torch.int64, "int64"), (torch.int32, "int32"), (torch.int16, "int16"),
-    (torch.int8, "int8"), (torch.uint8, "uint8"), (torch.bool, "bool"),
-    (torch.complex64, "complex64"), (torch.complex128, "complex128"))}
+#: torch dtypes that NumPy's ``zeros`` can allocate (others, e.g. bfloat16, take torch's path)
+_NUMPY_DTYPES = {t: n for n, t in _NP_TO_TORCH.items()}
 
 
 def full(shape, value, dtype=torch.float32, device=None):

@@ -406,7 +406,7 @@ class Operator:
         ctx = _result_context(inputs) if LOGICAL.on else None
         stypes = tuple(map(_STYPE_OF, inputs))
         if params is self.defaults:  # no parameter given: the cached answer for these stypes
-            r, forced = self._rule_plans.get(stypes) or self._rule_plan(stypes)
+            r, forced = self._rule_plan(stypes)
         else:
             forced = _UNKNOWN
             for r in self._rules.get(stypes, ()):  # inlined find_rule: the hot path

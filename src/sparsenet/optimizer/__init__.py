@@ -58,10 +58,11 @@ from .lars import LARS
 from .lbsgd import LBSGD
 from .nadam import Nadam
 from .nag import NAG
-from .optimizer import Optimizer, Updater, create, get_updater, register
+from .optimizer import Optimizer, create, register
 from .rmsprop import RMSProp
 from .sgd import SGD, ccSGD
 from .sgld import SGLD
+from .updater import Updater, get_updater
 from .signum import Signum
 from .test import Test
 

@@ -475,13 +475,7 @@ class UpdateOperator(Operator):
         kernel = self._plans.get((stypes, params.get("lazy_update", self._lazy_default)))
         if kernel is None:
             kernel = self.plan(stypes, params.get("lazy_update"))
-        if not torch.is_grad_enabled():
-            return kernel(weight, grad, *states, **params)
-        set_grad_enabled(False)
-        try:
-            return kernel(weight, grad, *states, **params)
-        finally:
-            set_grad_enabled(True)
+        return _run_unrecorded(kernel, weight, grad, states, params)
 
     def update_memo(self, memo, key, token, weight, grad, states, params):
         """:meth:`update` with a plan the caller keeps between steps (an optimizer, per
@@ -514,13 +508,7 @@ class UpdateOperator(Operator):
             stypes = (wst, gst, *[s.stype for s in states])
             kernel = self.plan(stypes, params.get("lazy_update"))
             memo[key] = plan = (self, token, wst, gst, values, kernel)
-        if not torch.is_grad_enabled():
-            return plan[5](weight, grad, *states, **params)
-        set_grad_enabled(False)
-        try:
-            return plan[5](weight, grad, *states, **params)
-        finally:
-            set_grad_enabled(True)
+        return _run_unrecorded(plan[5], weight, grad, states, params)
 
     def update_many(self, weights, grads, states, params):
         """:meth:`update` for lists (``states[i]`` a tuple, ``params[i]`` a dict): items that
@@ -582,6 +570,18 @@ class UpdateOperator(Operator):
     def _dispatch(self, inputs, params):
         """The symbolic executor's entry: run the planned kernel on ``inputs`` in place."""
         return self.update(*inputs, **params)
+
+
+def _run_unrecorded(kernel, weight, grad, states, params):
+    """``kernel(weight, grad, *states, **params)`` with autograd off (an update is never
+    recorded), restoring the caller's mode."""
+    if not torch.is_grad_enabled():
+        return kernel(weight, grad, *states, **params)
+    set_grad_enabled(False)
+    try:
+        return kernel(weight, grad, *states, **params)
+    finally:
+        set_grad_enabled(True)
 
 
 # ---------------------------------------------------------------------- rule rows
