@@ -1,4 +1,5 @@
-"""Start-up: ``sparsenet --help``, usage errors and ``sparsenet inspect`` do not import torch,
+"""Start-up: ``sparsenet --help``, usage errors, ``sparsenet inspect`` and a missing input
+path of ``train``, ``eval``, ``predict`` or ``convert`` do not import torch,
 ``import sparsenet`` loads its namespaces on first use, and a lazily loaded name is the
 very object an explicit import gives.
 
@@ -91,6 +92,38 @@ def test_missing_file_error_does_not_import_torch(tmp_path):
     got = _child(_RUN_MAIN, "inspect", str(tmp_path / "missing.svm"))
     assert got["code"] == 1 and "sparsenet: error:" in got["stderr"]
     assert "torch" not in got["loaded"]
+
+
+# (argv, the missing path, its wording) with {d} the test's directory, which holds an empty
+# d.svm and an empty folder "empty"
+MISSING_INPUTS = [
+    (["train", "{d}/nope.svm", "--out", "{d}/o"], "{d}/nope.svm", "no such file or directory"),
+    (["train", "{d}/d.svm", "--val", "{d}/nope.svm", "--out", "{d}/o"], "{d}/nope.svm",
+     "no such file or directory"),
+    (["train", "{d}/nope.svm", "--val", "{d}/nope2.svm", "--out", "{d}/o"], "{d}/nope.svm",
+     "no such file or directory"),                        # DATA before VAL
+    (["train", "{d}/d.svm", "--out", "{d}/o", "--resume"], "{d}/o", "no such model directory"),
+    (["train", "{d}/nope.svm", "--out", "{d}/o", "--resume"], "{d}/nope.svm",
+     "no such file or directory"),                        # DATA before --out
+    (["eval", "{d}/nope", "{d}/d.svm"], "{d}/nope", "no such model directory"),
+    (["eval", "{d}/nope", "{d}/nope.svm"], "{d}/nope", "no such model directory"),
+    (["eval", "{d}/d.svm", "{d}/d.svm"], "{d}/d.svm", "no such model directory"),  # a file
+    (["eval", "{d}/empty", "{d}/nope.svm"], "{d}/nope.svm", "no such file or directory"),
+    (["predict", "{d}/nope", "{d}/d.svm"], "{d}/nope", "no such model directory"),
+    (["predict", "{d}/empty", "{d}/nope.svm"], "{d}/nope.svm", "no such file or directory"),
+    (["convert", "{d}/nope.svm", "{d}/out.npz"], "{d}/nope.svm", "no such file or directory"),
+]
+
+
+@pytest.mark.parametrize("argv, path, wording", MISSING_INPUTS)
+def test_missing_input_path_is_reported_without_torch(tmp_path, argv, path, wording):
+    (tmp_path / "d.svm").write_text("")
+    (tmp_path / "empty").mkdir()
+    got = _child(_RUN_MAIN, *(arg.format(d=tmp_path) for arg in argv))
+    assert got["code"] == 1, got
+    assert got["stderr"] == f"sparsenet: error: {path.format(d=tmp_path)}: {wording}\n"
+    assert "torch" not in got["loaded"], argv
+    assert not (tmp_path / "o").exists() and not (tmp_path / "out.npz").exists()
 
 
 def test_import_sparsenet_loads_no_namespace():

@@ -54,11 +54,13 @@ from ..atomic import atomic_write
 from ..base import FileFormatError, InvalidArgumentError, SparseFormatError
 from ..io.libsvm.compression import SUFFIXES
 from .arg_types import positive_int
+from .paths import require_paths
 
 # Building the parser imports no NumPy, SciPy or torch (``sparsenet --help`` answers at
 # once): the readers and writers are imported inside the functions that use them.
 
-__all__ = ["add_parser", "run", "format_of", "read", "write", "DEFAULT_MAX_DENSE_BYTES"]
+__all__ = ["add_parser", "check_inputs", "run", "format_of", "read", "write",
+           "DEFAULT_MAX_DENSE_BYTES"]
 
 #: ``--max-dense-bytes``'s default: 1 GiB.
 DEFAULT_MAX_DENSE_BYTES = 1 << 30
@@ -227,12 +229,16 @@ def add_parser(subparsers):
     return parser
 
 
+def check_inputs(args):
+    """Raise ``FileNotFoundError`` when IN is missing (the wording of every command);
+    imports no torch (:func:`sparsenet.cli.main.main` calls it first)."""
+    require_paths(args.input)
+
+
 def run(args):
     """Convert ``args.input`` to ``args.output``; print a one-line summary; return 0."""
     from . import convert_arrays  # on first use: imports torch
-    from .paths import require_paths  # on first use (start-up)
 
-    require_paths(args.input)  # the wording of every command
     if convert_arrays.is_array_file(args.input):
         print(convert_arrays.convert(args.input, args.output))
         return 0

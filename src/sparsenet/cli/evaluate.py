@@ -11,9 +11,10 @@ True
 """
 import json
 
+from .paths import require_model_dir, require_paths
 from .train import add_common, context_of
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "check_inputs", "run"]
 
 
 def add_parser(subparsers):
@@ -31,6 +32,13 @@ def add_parser(subparsers):
     return p
 
 
+def check_inputs(args):
+    """Raise ``FileNotFoundError`` for a missing MODEL_DIR, then a missing DATA; imports
+    no torch (:func:`sparsenet.cli.main.main` calls it first)."""
+    require_model_dir(args.model_dir)
+    require_paths(args.data)
+
+
 def run(args):
     # on first use: these import NumPy and torch, which building the parser must not
     import numpy as np
@@ -38,11 +46,9 @@ def run(args):
     from .data_stream import open_batches, predictions  # on first use (start-up)
     from .metrics_report import format_metrics, task_metrics  # on first use (start-up)
     from .model_dir import load_model, read_scale  # on first use (start-up)
-    from .paths import require_paths  # on first use (start-up)
 
     ctx = context_of(args.ctx)
     net, config = load_model(args.model_dir, ctx)
-    require_paths(args.data)
     batches = open_batches(args.data, config["features"], args.batch_size, ctx,
                            config["index_base"], args.num_workers,
                            read_scale(args.model_dir, config))

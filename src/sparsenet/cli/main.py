@@ -4,7 +4,9 @@ per subcommand module.
 A subcommand is a module of :mod:`sparsenet.cli` with two functions,
 ``add_parser(subparsers)`` (adds and returns its subparser) and ``run(args)``
 (does the work, returns the exit status); adding one is adding its module to
-:data:`SUBCOMMANDS`.
+:data:`SUBCOMMANDS`. A subcommand that reads paths may define ``check_inputs(args)``,
+which raises for a missing one (:mod:`sparsenet.cli.paths`) and imports no torch:
+:func:`main` calls it before anything else of the command.
 
 >>> names = [module.__name__.rsplit(".", 1)[1] for module in SUBCOMMANDS]
 >>> {"launch", "train", "evaluate", "predict", "inspect_cmd", "convert"} <= set(names)
@@ -23,7 +25,8 @@ with the closest valid one (``did you mean 'train'?``, :mod:`difflib`, on every 
 
 Start-up: building the parser imports no torch, NumPy or SciPy (a subcommand module
 imports those inside its ``run``), and ``import sparsenet`` loads its namespaces on first
-use, so ``sparsenet --help``, a usage error and ``sparsenet inspect`` answer without
+use, so ``sparsenet --help``, a usage error, ``sparsenet inspect`` and a missing input
+path of ``train``, ``eval``, ``predict`` or ``convert`` (``check_inputs``) answer without
 loading torch (tests/test_startup.py). A subcommand with ``--threads`` (``train``,
 ``eval``, ``predict``) runs under :func:`sparsenet.cli.threads.torch_threads`, which imports
 torch; a subcommand module's optional ``prepare(args)`` runs before, and starts work that
@@ -102,7 +105,8 @@ def build_parser():
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in SUBCOMMANDS:
         sub = module.add_parser(subparsers)
-        sub.set_defaults(_run=module.run, _prepare=getattr(module, "prepare", None))
+        sub.set_defaults(_run=module.run, _prepare=getattr(module, "prepare", None),
+                         _check=getattr(module, "check_inputs", None))
     return parser
 
 
@@ -121,6 +125,8 @@ def main(argv=None):
     """
     try:
         args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+        if args._check is not None:
+            args._check(args)  # a missing input path, reported before torch loads
         if args._prepare is None:
             return _run(args)
         with quiet_heap():  # start-up: no garbage collection until the command settle_heap()s

@@ -39,6 +39,7 @@ from .model_memory import check_fits
 from .model_schema import FORMAT as _FORMAT
 from .model_schema import MODEL_FILE, MODELS, check_config, parse_hidden, read_json_text
 from .model_schema import VERSION as _VERSION
+from .paths import require_model_dir
 
 __all__ = ["MODELS", "MODEL_FILE", "SCALE_FILE", "new_config", "build_model", "read_config",
            "write_checkpoint", "load_model", "parse_hidden", "check_states", "file_names",
@@ -134,8 +135,7 @@ def _bad(path, problem):
 
 def read_config(model_dir):
     """The ``model.json`` of ``model_dir``, every key checked (:mod:`.model_schema`)."""
-    if not os.path.isdir(model_dir):
-        raise FileNotFoundError(2, "no such model directory", model_dir)
+    require_model_dir(model_dir)
     path = os.path.join(model_dir, MODEL_FILE)
     if not os.path.isfile(path):
         raise _bad(model_dir, f"not a model directory: it has no {MODEL_FILE} (write one with "

@@ -16,9 +16,10 @@ are read but not used (any number is accepted). DATA is read as the model was tr
 import sys
 
 from ..atomic import atomic_write
+from .paths import require_model_dir, require_paths
 from .train import add_common, context_of
 
-__all__ = ["add_parser", "run", "write_predictions"]
+__all__ = ["add_parser", "check_inputs", "run", "write_predictions"]
 
 _DESCRIPTION = (
     "Write one line per row of DATA. A regression model writes its value; a classifier "
@@ -56,14 +57,19 @@ def write_predictions(net, task, batches, f):
         np.savetxt(f, preds.reshape(preds.shape[0], -1), fmt="%.9g")
 
 
+def check_inputs(args):
+    """Raise ``FileNotFoundError`` for a missing MODEL_DIR, then a missing DATA; imports
+    no torch (:func:`sparsenet.cli.main.main` calls it first)."""
+    require_model_dir(args.model_dir)
+    require_paths(args.data)
+
+
 def run(args):
     from .data_stream import open_batches  # on first use: imports torch
     from .model_dir import load_model, read_scale  # on first use: imports torch
-    from .paths import require_paths  # on first use (start-up)
 
     ctx = context_of(args.ctx)
     net, config = load_model(args.model_dir, ctx)
-    require_paths(args.data)
     batches = open_batches(args.data, config["features"], args.batch_size, ctx,
                            config["index_base"], args.num_workers,
                            read_scale(args.model_dir, config))

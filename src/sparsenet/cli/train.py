@@ -44,13 +44,14 @@ from ._plotting import pyplot
 from .arg_types import int_in, non_negative_float, positive_int
 from .model_schema import (LOSS_TASKS, MAX_AUTO_CLASSES, MAX_BATCH_SIZE, MAX_CLASSES, MAX_EPOCH,
                            MAX_FEATURES, MAX_LAYER, MODEL_FILE, MODELS, SEED_RANGE, parse_hidden)
+from .paths import require_model_dir, require_paths
 from .threads import add_threads_option
 
 # Building the parser imports no torch (``sparsenet --help`` answers at once): the model,
 # data and training modules are imported inside the functions that use them.
 
-__all__ = ["add_parser", "run", "OPTIMIZERS", "context_of", "DEFAULT_BATCH_SIZE",
-           "DEFAULT_EPOCHS", "DEFAULT_PATIENCE"]
+__all__ = ["add_parser", "check_inputs", "run", "OPTIMIZERS", "context_of",
+           "DEFAULT_BATCH_SIZE", "DEFAULT_EPOCHS", "DEFAULT_PATIENCE"]
 
 #: ``--patience``: epochs without a better validation loss before training stops
 DEFAULT_PATIENCE = 2
@@ -215,14 +216,23 @@ def _needs_scan(args):
     return args.features is None or args.scale or _needs_labels(args)
 
 
+def check_inputs(args):
+    """Raise ``FileNotFoundError`` for a missing DATA, then VAL, then (``--resume``) a
+    missing ``--out`` directory; imports no torch (:func:`sparsenet.cli.main.main` calls it
+    first)."""
+    require_paths(args.data, args.val)
+    if args.resume:
+        require_model_dir(args.out)
+
+
 def prepare(args):
     """Start reading in the background, before :func:`sparsenet.cli.main.main` imports
     torch (the parser releases the GIL, so it runs beside the import; see
     :mod:`sparsenet.cli.head_start`): the pass over DATA that a fresh model's sizes need
     (:func:`_scan`), or, when nothing is to be inferred, the first chunks of the first
-    epoch and of the validation file."""
+    epoch and of the validation file. DATA and VAL exist: :func:`check_inputs` ran first."""
     args.scan_job, args.early = None, []
-    if args.resume or not os.path.exists(args.data):
+    if args.resume:
         return
     from .head_start import read_early, start  # on first use (start-up)
 
@@ -370,12 +380,9 @@ def _run(args):
     from .model_memory import allocation_guard, check_fits  # on first use (start-up)
     from .plot_curves import plot_history  # on first use (start-up)
 
-    from .paths import require_paths  # on first use (start-up)
-
     args.context = context_of(args.ctx)
     if args.plot:
         pyplot()  # fail now, not after training, when matplotlib is missing
-    require_paths(args.data, args.val)
     args.rows_known, args.data_checked = None, False
     if args.resume:
         config = _resumed_config(args)
