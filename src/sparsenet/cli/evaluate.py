@@ -11,7 +11,7 @@ True
 """
 import json
 
-from .paths import require_model_dir, require_paths
+from .paths import require_model_and_data as check_inputs
 from .train import add_common, context_of
 
 __all__ = ["add_parser", "check_inputs", "run"]
@@ -30,13 +30,6 @@ def add_parser(subparsers):
     p.add_argument("--json", action="store_true", help="print a JSON object")
     add_common(p)
     return p
-
-
-def check_inputs(args):
-    """Raise ``FileNotFoundError`` for a missing MODEL_DIR, then a missing DATA; imports
-    no torch (:func:`sparsenet.cli.main.main` calls it first)."""
-    require_model_dir(args.model_dir)
-    require_paths(args.data)
 
 
 def run(args):

@@ -14,7 +14,7 @@ A model directory (one written by ``sparsenet train --out DIR``, with its
 ``model.json``) is summarised instead: the model, its sizes and labels, how it was
 trained, its last epoch's metrics and its files (:mod:`sparsenet.cli.inspect_model`).
 A path that does not exist is reported as every command reports it
-(:func:`sparsenet.cli.paths.require_paths`).
+(:func:`check_inputs`, :func:`sparsenet.cli.paths.require_paths`).
 
 Malformed input: counting stops at the first malformed line. The statistics
 cover every line before it, the report ends with ``first malformed line:
@@ -51,8 +51,9 @@ from ._plotting import pyplot
 from ..io.libsvm.errors import KernelError, make_error
 from ..io.libsvm.options import ParseOptions
 from ..io.libsvm.source import iter_chunks, list_files
+from .paths import require_paths
 
-__all__ = ["add_parser", "run", "DataStats", "scan"]
+__all__ = ["add_parser", "check_inputs", "run", "DataStats", "scan"]
 
 #: At most this many distinct labels are listed with their counts; more, and only a summary.
 MAX_LISTED_LABELS = 20
@@ -324,12 +325,16 @@ def add_parser(subparsers):
     return parser
 
 
+def check_inputs(args):
+    """Raise ``FileNotFoundError`` when DATA is missing (:func:`sparsenet.cli.main.main`
+    calls it first)."""
+    require_paths(args.data)
+
+
 def run(args):
     """Scan ``args.data`` and print the report; 0, or 1 after a malformed line."""
     from .inspect_model import is_model_dir, model_report  # on first use (start-up)
-    from .paths import require_paths  # on first use (start-up)
 
-    require_paths(args.data)
     if is_model_dir(args.data):
         print("\n".join(model_report(args.data)))
         return 0

@@ -19,7 +19,8 @@ FileNotFoundError: [Errno 2] no such model directory: 'no/such/model'
 """
 import os
 
-__all__ = ["require_paths", "require_model_dir", "NOT_FOUND", "NO_MODEL_DIR"]
+__all__ = ["require_paths", "require_model_dir", "require_model_and_data", "NOT_FOUND",
+           "NO_MODEL_DIR"]
 
 #: The wording of a missing path, after the path.
 NOT_FOUND = "no such file or directory"
@@ -42,3 +43,11 @@ def require_model_dir(path):
     read: ``eval``'s and ``predict``'s MODEL_DIR, ``train --resume``'s ``--out``)."""
     if not os.path.isdir(path):
         raise FileNotFoundError(2, NO_MODEL_DIR, os.fspath(path))
+
+
+def require_model_and_data(args):
+    """The ``check_inputs(args)`` of the commands that read a model directory and a data
+    file (``eval``, ``predict``): a missing MODEL_DIR, then a missing DATA, raises
+    ``FileNotFoundError``."""
+    require_model_dir(args.model_dir)
+    require_paths(args.data)

@@ -16,7 +16,7 @@ are read but not used (any number is accepted). DATA is read as the model was tr
 import sys
 
 from ..atomic import atomic_write
-from .paths import require_model_dir, require_paths
+from .paths import require_model_and_data as check_inputs
 from .train import add_common, context_of
 
 __all__ = ["add_parser", "check_inputs", "run", "write_predictions"]
@@ -55,13 +55,6 @@ def write_predictions(net, task, batches, f):
         with autograd.predict_mode():
             preds = predict(net(batch.data[0]), task).asnumpy()
         np.savetxt(f, preds.reshape(preds.shape[0], -1), fmt="%.9g")
-
-
-def check_inputs(args):
-    """Raise ``FileNotFoundError`` for a missing MODEL_DIR, then a missing DATA; imports
-    no torch (:func:`sparsenet.cli.main.main` calls it first)."""
-    require_model_dir(args.model_dir)
-    require_paths(args.data)
 
 
 def run(args):
